@@ -1,0 +1,46 @@
+"""LLM backbones behind one interface: embedded llama.cpp, OpenAI-compatible servers, scripted."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+
+from empathygraph.backbones.base import Backbone, json_schema_format
+from empathygraph.backbones.scripted import ScriptedChatModel
+from empathygraph.config import BackboneConfig
+
+__all__ = ["Backbone", "ScriptedChatModel", "json_schema_format", "make_backbone", "wrap_chat_model"]
+
+
+def make_backbone(config: BackboneConfig) -> Backbone:
+    """The backbone a configuration names (the embedded model loads lazily)."""
+    if config.kind == "openai":
+        from empathygraph.backbones.openai_server import make_openai_chat_model, thinking_switch
+
+        return Backbone(
+            chat_model=make_openai_chat_model(config),
+            name=f"openai:{config.model}@{config.base_url}",
+            constraint="extra_body" if config.structured_output == "json_schema" else "none",
+            extra_body=thinking_switch(config),
+        )
+    from empathygraph.backbones.embedded import ChatLlamaCpp
+    from empathygraph.backbones.model_files import resolve_model_path
+
+    path = resolve_model_path(config.model)
+    model = ChatLlamaCpp(
+        model_path=str(path),
+        n_ctx=config.n_ctx,
+        n_threads=config.n_threads,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+    )
+    return Backbone(
+        chat_model=model,
+        name=f"embedded:{config.model}",
+        constraint="response_format" if config.structured_output == "json_schema" else "none",
+    )
+
+
+def wrap_chat_model(chat_model: BaseChatModel, name: str | None = None) -> Backbone:
+    """Use any LangChain chat model that accepts an OpenAI ``response_format`` argument."""
+    return Backbone(chat_model=chat_model, name=name or chat_model._llm_type)

@@ -1,0 +1,54 @@
+"""The one interface every LLM backbone offers the agents.
+
+A backbone is a LangChain chat model plus the way to ask it for output that
+follows a JSON schema at decode time. Any ``BaseChatModel`` can be wrapped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel
+
+ConstraintStyle = Literal["response_format", "extra_body", "none"]
+
+
+def json_schema_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAI ``response_format`` that constrains decoding to ``schema``."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
+    }
+
+
+@dataclass
+class Backbone:
+    """A chat model and how to constrain it to a schema.
+
+    Attributes:
+        chat_model: any LangChain chat model.
+        name: shown in traces, e.g. ``embedded:qwen2.5-coder-1.5b``.
+        constraint: how the schema reaches the model: a ``response_format`` call
+            argument (llama.cpp adapter, scripted models), inside ``extra_body``
+            (OpenAI-compatible servers such as vLLM), or not at all.
+        extra_body: sent with every request to an OpenAI-compatible server.
+    """
+
+    chat_model: BaseChatModel
+    name: str
+    constraint: ConstraintStyle = "response_format"
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def for_schema(self, schema: type[BaseModel] | None) -> Runnable:
+        """The chat model bound so its answer follows ``schema`` (plain text when None)."""
+        if self.constraint == "extra_body":
+            body = dict(self.extra_body)
+            if schema is not None:
+                body["response_format"] = json_schema_format(schema)
+            return self.chat_model.bind(extra_body=body) if body else self.chat_model
+        if self.constraint == "response_format" and schema is not None:
+            return self.chat_model.bind(response_format=json_schema_format(schema))
+        return self.chat_model

@@ -1,0 +1,134 @@
+"""The embedded default backbone: a GGUF model in-process through llama-cpp-python.
+
+No server and no network. Output is constrained at decode time by a grammar built
+from each agent's JSON schema. llama.cpp keeps the KV cache of the previous
+prompt, so agents whose prompts share a prefix skip re-reading it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import PrivateAttr
+
+from empathygraph.errors import BackendError
+
+_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+
+
+def _as_dicts(messages: list[BaseMessage]) -> list[dict[str, str]]:
+    return [{"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages]
+
+
+def _llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """OpenAI's json_schema response_format in llama-cpp-python's spelling."""
+    if not response_format:
+        return None
+    if response_format.get("type") == "json_schema":
+        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+    return response_format
+
+
+class ChatLlamaCpp(BaseChatModel):
+    """LangChain chat model over a local GGUF file.
+
+    Args:
+        model_path: the GGUF file.
+        n_ctx: context window in tokens.
+        n_threads: CPU threads; None uses every core.
+        temperature, max_tokens, seed: sampling settings.
+    """
+
+    model_path: str
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    temperature: float = 0.2
+    max_tokens: int = 200
+    seed: int = 0
+    _llama: Any = PrivateAttr(default=None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "temperature": self.temperature}
+
+    def load(self) -> Any:
+        """Load the model now (else on first use)."""
+        if self._llama is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:  # pragma: no cover - depends on the install
+                raise BackendError(f"llama-cpp-python is not installed ({exc})") from None
+            self._llama = Llama(
+                model_path=self.model_path,
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads or os.cpu_count() or 2,
+                seed=self.seed,
+                verbose=False,
+            )
+        return self._llama
+
+    def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "temperature": kwargs.get("temperature", self.temperature),
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "stop": stop,
+            "seed": self.seed,
+            "response_format": _llama_format(kwargs.get("response_format")),
+        }
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama = self.load()
+        with self._lock:
+            result = llama.create_chat_completion(messages=_as_dicts(messages), **self._params(stop, kwargs))
+        usage = result.get("usage") or {}
+        metadata = {
+            "input_tokens": usage.get("prompt_tokens", 0),
+            "output_tokens": usage.get("completion_tokens", 0),
+            "total_tokens": usage.get("total_tokens", 0),
+        }
+        text = result["choices"][0]["message"]["content"] or ""
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=metadata))])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        llama = self.load()
+        produced = 0
+        with self._lock:
+            for part in llama.create_chat_completion(
+                messages=_as_dicts(messages), stream=True, **self._params(stop, kwargs)
+            ):
+                text = part["choices"][0]["delta"].get("content") or ""
+                if not text:
+                    continue
+                produced += 1
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+                if run_manager:
+                    run_manager.on_llm_new_token(text, chunk=chunk)
+                yield chunk
+            # After generation the context holds prompt + completion tokens.
+            prompt_tokens = max(llama.n_tokens - produced, 0)
+        usage = {"input_tokens": prompt_tokens, "output_tokens": produced, "total_tokens": prompt_tokens + produced}
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))

@@ -1,0 +1,208 @@
+"""Run configuration: YAML file, then environment, then command-line overrides.
+
+Every section forbids unknown keys, so a typo is an error that names the key.
+Environment overrides look like ``EMPATHYGRAPH_BACKBONE__BASE_URL=http://...``;
+command-line overrides like ``--set backbone.model=fast``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from empathygraph.errors import ConfigError
+from empathygraph.generators.config import GeneratorsConfig
+from empathygraph.schemas import AvatarProfile
+from empathygraph.tools.config import PerceptionConfig
+
+ENV_PREFIX = "EMPATHYGRAPH_"
+
+
+def default_home() -> Path:
+    """Folder for caches and session databases (``EMPATHYGRAPH_HOME`` or ~/.cache/empathygraph)."""
+    return Path(os.environ.get("EMPATHYGRAPH_HOME", Path.home() / ".cache" / "empathygraph"))
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BackboneConfig(Section):
+    """The LLM every agent reasons with."""
+
+    kind: Literal["embedded", "openai"] = "embedded"
+    model: str = Field(
+        default="qwen2.5-coder-1.5b",
+        description="embedded: a preset name (qwen2.5-coder-1.5b, fast) or a GGUF path; "
+        "openai: the model name the server serves",
+    )
+    base_url: str | None = Field(default=None, description="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    api_key: str = "EMPTY"
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=200, ge=16)
+    seed: int = 0
+    n_ctx: int = Field(default=4096, ge=512)
+    n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
+    timeout_s: float = Field(default=120.0, gt=0)
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    thinking: bool = Field(default=False, description="let Qwen3-style models think before answering")
+    structured_output: Literal["json_schema", "none"] = Field(
+        default="json_schema", description="constrain decoding to each agent's JSON schema"
+    )
+
+
+class AgentsConfig(Section):
+    """How the agents reason."""
+
+    reflection_rounds: int = Field(default=1, ge=0, le=5, description="most times reflection may send a reply back")
+    reflection_llm: bool = Field(default=True, description="ask the LLM as well as the rule checks")
+    repair_attempts: int = Field(default=1, ge=0, le=3, description="re-asks after an invalid output")
+    perception_llm: Literal["auto", "always", "never"] = Field(
+        default="auto", description="auto: ask the LLM to fuse cues only when a turn has several modalities"
+    )
+    emotion_label: Literal["auto", "classifier", "llm"] = Field(
+        default="auto", description="auto: the text classifier decides when confident, else the LLM"
+    )
+    classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
+    reply_max_words: int = Field(default=60, ge=5)
+    history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
+
+
+DEFAULT_RESOURCES = [
+    "If you are in immediate danger, call your local emergency number (911 in the US, 112 in Europe, 999 in the UK).",
+    "In the US you can call or text 988 (Suicide & Crisis Lifeline); in the UK and Ireland call Samaritans on 116 123.",
+    "Elsewhere, findahelpline.com lists free, confidential helplines by country.",
+]
+
+
+class SafetyConfig(Section):
+    """The crisis route."""
+
+    enabled: bool = True
+    resources: list[str] = Field(default_factory=lambda: list(DEFAULT_RESOURCES))
+
+
+class SessionsConfig(Section):
+    """Where conversations persist between runs."""
+
+    db: Path | None = Field(default=None, description="SQLite file (default: <home>/sessions.sqlite); ':memory:' keeps nothing")
+
+
+class Config(Section):
+    """A whole run configuration."""
+
+    backbone: BackboneConfig = Field(default_factory=BackboneConfig)
+    agents: AgentsConfig = Field(default_factory=AgentsConfig)
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    profile: AvatarProfile = Field(default_factory=AvatarProfile, description="the listener avatar by default")
+    perception: PerceptionConfig = Field(default_factory=PerceptionConfig)
+    generators: GeneratorsConfig = Field(default_factory=GeneratorsConfig)
+
+    def session_db(self) -> str:
+        """The checkpointer's SQLite path, or ':memory:'."""
+        if self.sessions.db is None:
+            return str(default_home() / "sessions.sqlite")
+        return str(self.sessions.db)
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _nested(dotted: str, value: Any, sep: str = ".") -> dict[str, Any]:
+    keys = [k for k in dotted.split(sep) if k]
+    if not keys:
+        raise ConfigError(f"override '{dotted}' names no key")
+    result: dict[str, Any] = {keys[-1]: value}
+    for key in reversed(keys[:-1]):
+        result = {key: result}
+    return result
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for name, raw in sorted(environ.items()):
+        if name.startswith(ENV_PREFIX) and "__" in name:
+            path = name[len(ENV_PREFIX):].lower()
+            merged = _deep_merge(merged, _nested(path, yaml.safe_load(raw) if raw else raw, sep="__"))
+    return merged
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """Turn ``section.key=value`` into a nested dict; the value is read as YAML."""
+    if "=" not in text:
+        raise ConfigError(f"override '{text}' is not of the form key=value (e.g. backbone.model=fast)")
+    key, raw = text.split("=", 1)
+    return _nested(key.strip(), yaml.safe_load(raw) if raw.strip() else "")
+
+
+def read_yaml_mapping(path: Path, what: str, error: type[Exception] = ConfigError) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping; errors name the file and line."""
+    if not path.is_file():
+        raise error(f"{what} not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise error(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: is not a text file") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def describe_validation_error(exc: ValidationError, source: str) -> str:
+    """One line that names each bad key and why."""
+    parts = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "extra_forbidden":
+            parts.append(f"unknown config key '{key}'")
+        else:
+            parts.append(f"'{key}': {err['msg']}")
+    return f"{source}: " + "; ".join(parts)
+
+
+def load_config(
+    path: str | Path | None = None,
+    overrides: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Load a configuration: defaults < YAML file < environment < ``overrides``.
+
+    Args:
+        path: a YAML file (see ``configs/``); None for the built-in defaults.
+        overrides: ``section.key=value`` strings, as given to ``--set``.
+        environ: the environment to read ``EMPATHYGRAPH_SECTION__KEY`` from.
+
+    Raises:
+        ConfigError: on a missing file, bad YAML, an unknown key or a bad value.
+    """
+    data: dict[str, Any] = {}
+    source = "defaults"
+    if path is not None:
+        data = read_yaml_mapping(Path(path), "config file")
+        source = str(path)
+    data = _deep_merge(data, _env_overrides(os.environ if environ is None else environ))
+    for text in overrides:
+        data = _deep_merge(data, parse_override(text))
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(exc, source)) from None

@@ -1,0 +1,1 @@
+"""Speech (TTS) and avatar-video generators behind small protocols."""

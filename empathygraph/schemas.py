@@ -1,0 +1,324 @@
+"""Typed records every agent speaks, and the label sets of the field.
+
+Label sets:
+- ``EDEmotion``: the 32 EmpatheticDialogues emotions, mapped to ``CoarseEmotion``
+  (the 6 basic emotions + neutral, the label set of FER2013 and MELD).
+- ``Strategy``: the 8 ESConv support strategies.
+- ``AvatarProfile``: the AvaMERG avatar profile (age, gender, timbre).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EDEmotion(StrEnum):
+    """The 32 emotions of EmpatheticDialogues."""
+
+    AFRAID = "afraid"
+    ANGRY = "angry"
+    ANNOYED = "annoyed"
+    ANTICIPATING = "anticipating"
+    ANXIOUS = "anxious"
+    APPREHENSIVE = "apprehensive"
+    ASHAMED = "ashamed"
+    CARING = "caring"
+    CONFIDENT = "confident"
+    CONTENT = "content"
+    DEVASTATED = "devastated"
+    DISAPPOINTED = "disappointed"
+    DISGUSTED = "disgusted"
+    EMBARRASSED = "embarrassed"
+    EXCITED = "excited"
+    FAITHFUL = "faithful"
+    FURIOUS = "furious"
+    GRATEFUL = "grateful"
+    GUILTY = "guilty"
+    HOPEFUL = "hopeful"
+    IMPRESSED = "impressed"
+    JEALOUS = "jealous"
+    JOYFUL = "joyful"
+    LONELY = "lonely"
+    NOSTALGIC = "nostalgic"
+    PREPARED = "prepared"
+    PROUD = "proud"
+    SAD = "sad"
+    SENTIMENTAL = "sentimental"
+    SURPRISED = "surprised"
+    TERRIFIED = "terrified"
+    TRUSTING = "trusting"
+
+
+class CoarseEmotion(StrEnum):
+    """Six basic emotions plus neutral (FER2013 / MELD label set)."""
+
+    NEUTRAL = "neutral"
+    JOY = "joy"
+    SADNESS = "sadness"
+    ANGER = "anger"
+    FEAR = "fear"
+    DISGUST = "disgust"
+    SURPRISE = "surprise"
+
+
+class Strategy(StrEnum):
+    """The 8 ESConv emotional-support strategies."""
+
+    QUESTION = "Question"
+    RESTATEMENT = "Restatement or Paraphrasing"
+    REFLECTION = "Reflection of feelings"
+    SELF_DISCLOSURE = "Self-disclosure"
+    AFFIRMATION = "Affirmation and Reassurance"
+    SUGGESTIONS = "Providing Suggestions"
+    INFORMATION = "Information"
+    OTHERS = "Others"
+
+
+class AgeGroup(StrEnum):
+    CHILD = "child"
+    YOUNG = "young"
+    MIDDLE_AGED = "middle-aged"
+    ELDERLY = "elderly"
+
+
+class Gender(StrEnum):
+    FEMALE = "female"
+    MALE = "male"
+
+
+class Timbre(StrEnum):
+    HIGH = "high"
+    MID = "mid"
+    LOW = "low"
+
+
+class Intensity(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class RiskCategory(StrEnum):
+    NONE = "none"
+    SELF_HARM = "self_harm"
+    ABUSE = "abuse"
+    MEDICAL_EMERGENCY = "medical_emergency"
+
+
+# Valence and arousal in [-1, 1] per ED emotion; a prior that voice cues refine.
+# Values follow the NRC VAD lexicon ordering, rescaled, rounded to one decimal.
+EMOTION_VALENCE_AROUSAL: dict[EDEmotion, tuple[float, float]] = {
+    EDEmotion.AFRAID: (-0.7, 0.6),
+    EDEmotion.ANGRY: (-0.7, 0.7),
+    EDEmotion.ANNOYED: (-0.5, 0.4),
+    EDEmotion.ANTICIPATING: (0.3, 0.5),
+    EDEmotion.ANXIOUS: (-0.6, 0.6),
+    EDEmotion.APPREHENSIVE: (-0.5, 0.4),
+    EDEmotion.ASHAMED: (-0.7, 0.1),
+    EDEmotion.CARING: (0.7, 0.1),
+    EDEmotion.CONFIDENT: (0.7, 0.4),
+    EDEmotion.CONTENT: (0.7, -0.3),
+    EDEmotion.DEVASTATED: (-0.9, 0.3),
+    EDEmotion.DISAPPOINTED: (-0.6, -0.1),
+    EDEmotion.DISGUSTED: (-0.7, 0.4),
+    EDEmotion.EMBARRASSED: (-0.5, 0.3),
+    EDEmotion.EXCITED: (0.8, 0.8),
+    EDEmotion.FAITHFUL: (0.6, -0.1),
+    EDEmotion.FURIOUS: (-0.8, 0.9),
+    EDEmotion.GRATEFUL: (0.8, 0.1),
+    EDEmotion.GUILTY: (-0.6, 0.2),
+    EDEmotion.HOPEFUL: (0.6, 0.3),
+    EDEmotion.IMPRESSED: (0.6, 0.4),
+    EDEmotion.JEALOUS: (-0.5, 0.5),
+    EDEmotion.JOYFUL: (0.9, 0.6),
+    EDEmotion.LONELY: (-0.7, -0.4),
+    EDEmotion.NOSTALGIC: (0.1, -0.2),
+    EDEmotion.PREPARED: (0.4, 0.2),
+    EDEmotion.PROUD: (0.8, 0.5),
+    EDEmotion.SAD: (-0.7, -0.3),
+    EDEmotion.SENTIMENTAL: (0.2, -0.1),
+    EDEmotion.SURPRISED: (0.2, 0.8),
+    EDEmotion.TERRIFIED: (-0.8, 0.9),
+    EDEmotion.TRUSTING: (0.6, -0.1),
+}
+
+ED_TO_COARSE: dict[EDEmotion, CoarseEmotion] = {
+    EDEmotion.AFRAID: CoarseEmotion.FEAR,
+    EDEmotion.ANGRY: CoarseEmotion.ANGER,
+    EDEmotion.ANNOYED: CoarseEmotion.ANGER,
+    EDEmotion.ANTICIPATING: CoarseEmotion.JOY,
+    EDEmotion.ANXIOUS: CoarseEmotion.FEAR,
+    EDEmotion.APPREHENSIVE: CoarseEmotion.FEAR,
+    EDEmotion.ASHAMED: CoarseEmotion.SADNESS,
+    EDEmotion.CARING: CoarseEmotion.JOY,
+    EDEmotion.CONFIDENT: CoarseEmotion.JOY,
+    EDEmotion.CONTENT: CoarseEmotion.JOY,
+    EDEmotion.DEVASTATED: CoarseEmotion.SADNESS,
+    EDEmotion.DISAPPOINTED: CoarseEmotion.SADNESS,
+    EDEmotion.DISGUSTED: CoarseEmotion.DISGUST,
+    EDEmotion.EMBARRASSED: CoarseEmotion.SADNESS,
+    EDEmotion.EXCITED: CoarseEmotion.JOY,
+    EDEmotion.FAITHFUL: CoarseEmotion.NEUTRAL,
+    EDEmotion.FURIOUS: CoarseEmotion.ANGER,
+    EDEmotion.GRATEFUL: CoarseEmotion.JOY,
+    EDEmotion.GUILTY: CoarseEmotion.SADNESS,
+    EDEmotion.HOPEFUL: CoarseEmotion.JOY,
+    EDEmotion.IMPRESSED: CoarseEmotion.SURPRISE,
+    EDEmotion.JEALOUS: CoarseEmotion.ANGER,
+    EDEmotion.JOYFUL: CoarseEmotion.JOY,
+    EDEmotion.LONELY: CoarseEmotion.SADNESS,
+    EDEmotion.NOSTALGIC: CoarseEmotion.SADNESS,
+    EDEmotion.PREPARED: CoarseEmotion.NEUTRAL,
+    EDEmotion.PROUD: CoarseEmotion.JOY,
+    EDEmotion.SAD: CoarseEmotion.SADNESS,
+    EDEmotion.SENTIMENTAL: CoarseEmotion.SADNESS,
+    EDEmotion.SURPRISED: CoarseEmotion.SURPRISE,
+    EDEmotion.TERRIFIED: CoarseEmotion.FEAR,
+    EDEmotion.TRUSTING: CoarseEmotion.NEUTRAL,
+}
+
+INTENSITY_VALUE: dict[Intensity, float] = {
+    Intensity.LOW: 0.3,
+    Intensity.MEDIUM: 0.6,
+    Intensity.HIGH: 0.9,
+}
+
+
+class Record(BaseModel):
+    """Base for all records: strict about unknown fields, plain JSON out."""
+
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+class AvatarProfile(Record):
+    """Who the listener avatar is; kept consistent across text, voice and face."""
+
+    age: AgeGroup = AgeGroup.YOUNG
+    gender: Gender = Gender.FEMALE
+    timbre: Timbre = Timbre.MID
+
+
+class LabelScore(Record):
+    """One label of a classifier's ranking."""
+
+    label: str
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class SafetyAssessment(Record):
+    """What the safety screen found in the user's words."""
+
+    category: RiskCategory = RiskCategory.NONE
+    matched: list[str] = Field(default_factory=list, description="phrases that triggered it")
+    score: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @property
+    def at_risk(self) -> bool:
+        return self.category is not RiskCategory.NONE
+
+
+class PerceptionReport(Record):
+    """The fused reading of one user turn: what was said, how, with which face."""
+
+    text: str = Field(description="what the person said: typed text and/or transcript")
+    modalities: list[Literal["text", "audio", "image", "video"]]
+    text_emotions: list[LabelScore] = Field(default_factory=list)
+    voice: str | None = Field(default=None, description="how they sound, in words")
+    face: str | None = Field(default=None, description="what their face shows, in words")
+    conflicts: list[str] = Field(default_factory=list, description="cues that disagree")
+    reading: str = Field(description="one or two sentences the later agents read")
+    safety: SafetyAssessment = Field(default_factory=SafetyAssessment)
+    skipped: list[str] = Field(default_factory=list, description="inputs not perceived, with why")
+
+
+class EmotionAnalysis(Record):
+    """The user's emotion, how strong, and what caused it (quoted from their words)."""
+
+    emotion: EDEmotion
+    coarse: CoarseEmotion
+    intensity: float = Field(ge=0.0, le=1.0)
+    valence: float = Field(ge=-1.0, le=1.0)
+    arousal: float = Field(ge=-1.0, le=1.0)
+    event_scenario: str = Field(max_length=300)
+    causes: list[str] = Field(description="spans quoted verbatim from the user's words")
+    label_source: Literal["classifier", "llm", "fused"]
+
+
+class EmpathyPlan(Record):
+    """Chain-of-Empathy goal to response and the chosen ESConv strategy."""
+
+    goal: str = Field(max_length=300)
+    strategy: Strategy
+    rationale: str = Field(max_length=300)
+
+
+class SpeechStyle(Record):
+    """How the reply should sound."""
+
+    emotion: CoarseEmotion
+    rate: float = Field(ge=0.5, le=1.5, description="speaking-rate multiplier")
+    pitch: float = Field(ge=-6.0, le=6.0, description="pitch shift in semitones")
+    energy: float = Field(ge=0.0, le=1.0)
+
+
+class AvatarDirectives(Record):
+    """How the avatar's face should move while it speaks."""
+
+    expression: CoarseEmotion
+    intensity: float = Field(ge=0.0, le=1.0)
+    gaze: Literal["at_user", "down", "away"] = "at_user"
+    head_motion: Literal["still", "nod", "tilt", "shake"] = "nod"
+
+
+class ResponsePlan(Record):
+    """The reply and how to voice and show it: what goes to the generators."""
+
+    text: str
+    speech: SpeechStyle
+    avatar: AvatarDirectives
+    profile: AvatarProfile
+    safety_protocol: bool = Field(default=False, description="reply follows the crisis protocol")
+    resources: list[str] = Field(default_factory=list)
+
+
+class Critique(Record):
+    """The reflection agent's verdict on a response plan."""
+
+    verdict: Literal["accept", "revise"]
+    issues: list[str] = Field(default_factory=list)
+    advice: str = ""
+    source: Literal["checks", "llm", "checks+llm"] = "checks+llm"
+
+
+# --- Perception cues: what the tools hand to the perception agent -----------------------
+
+
+class TextEmotionCue(Record):
+    """A text classifier's ranking over the 32 ED emotions."""
+
+    top: list[LabelScore]
+    model: str
+
+
+class VoiceCue(Record):
+    """What the voice carried: the words, and how they were said."""
+
+    transcript: str
+    duration_s: float = Field(ge=0.0)
+    description: str = Field(description="prosody in words, e.g. 'speaks slowly and quietly'")
+    valence: float | None = Field(default=None, ge=-1.0, le=1.0)
+    arousal: float | None = Field(default=None, ge=-1.0, le=1.0)
+    features: dict[str, float] = Field(default_factory=dict)
+
+
+class FaceCue(Record):
+    """What the face showed: an expression distribution over the coarse emotions."""
+
+    description: str
+    frames: int = Field(ge=0)
+    distribution: list[LabelScore] = Field(default_factory=list)
+    peak: CoarseEmotion | None = None
+    trend: str | None = None

@@ -1,0 +1,127 @@
+"""The graph state: what one turn carries through the agents, and what a session keeps.
+
+Per-turn keys are cleared by the first node of every turn; ``history`` and ``profile``
+persist in the checkpointer across turns of a session. Keys written by parallel
+branches (``cues``, ``skipped``, ``steps``, ``media``) have reducers; sending ``None``
+to them clears them.
+"""
+
+from __future__ import annotations
+
+import operator
+from pathlib import Path
+from typing import Annotated, Any, TypedDict, TypeVar
+
+from pydantic import BaseModel, Field, model_validator
+
+from empathygraph.errors import InputError
+from empathygraph.schemas import (
+    AvatarProfile,
+    CoarseEmotion,
+    Critique,
+    EDEmotion,
+    EmotionAnalysis,
+    EmpathyPlan,
+    PerceptionReport,
+    Record,
+    ResponsePlan,
+    RiskCategory,
+    Strategy,
+)
+from empathygraph.trace.records import StepRecord
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+
+class TurnInput(BaseModel):
+    """One user turn: any mix of text, speech and a face image or video."""
+
+    text: str | None = None
+    audio: Path | None = None
+    image: Path | None = None
+    video: Path | None = None
+    profile: AvatarProfile | None = Field(default=None, description="listener avatar for this session")
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> TurnInput:
+        if not (self.text and self.text.strip()) and not (self.audio or self.image or self.video):
+            raise InputError("empty turn: give text, audio, an image or a video")
+        return self
+
+    @property
+    def modalities(self) -> list[str]:
+        found = [("text", self.text), ("audio", self.audio), ("image", self.image), ("video", self.video)]
+        return [name for name, value in found if value]
+
+
+class HistoryEntry(Record):
+    """What a session remembers of one finished turn."""
+
+    turn_index: int
+    user: str
+    reply: str
+    emotion: EDEmotion
+    coarse: CoarseEmotion
+    valence: float
+    arousal: float
+    strategy: Strategy
+    risk: RiskCategory = RiskCategory.NONE
+
+
+def merge_or_clear(current: dict[K, V] | None, update: dict[K, V] | None) -> dict[K, V]:
+    """Merge parallel writes into a dict; ``None`` clears it for a new turn."""
+    if update is None:
+        return {}
+    return {**(current or {}), **update}
+
+
+def extend_or_clear(current: list[T] | None, update: list[T] | None) -> list[T]:
+    """Append parallel writes to a list; ``None`` clears it for a new turn."""
+    if update is None:
+        return []
+    return [*(current or []), *update]
+
+
+class MergState(TypedDict, total=False):
+    """State of the multimodal empathetic response graph."""
+
+    session_id: str
+    turn: TurnInput
+    turn_index: int
+    cues: Annotated[dict[str, Any], merge_or_clear]
+    skipped: Annotated[list[str], extend_or_clear]
+    perception: PerceptionReport | None
+    emotion: EmotionAnalysis | None
+    empathy: EmpathyPlan | None
+    response: ResponsePlan | None
+    critique: Critique | None
+    critiques: Annotated[list[Critique], extend_or_clear]
+    rounds: int
+    media: Annotated[dict[str, str], merge_or_clear]
+    steps: Annotated[list[StepRecord], extend_or_clear]
+    history: Annotated[list[HistoryEntry], operator.add]
+    profile: AvatarProfile
+
+
+class MergInput(TypedDict, total=False):
+    """What a caller passes to start a turn."""
+
+    session_id: str
+    turn: TurnInput
+
+
+class MergOutput(TypedDict, total=False):
+    """What a finished turn returns."""
+
+    turn_index: int
+    perception: PerceptionReport | None
+    emotion: EmotionAnalysis | None
+    empathy: EmpathyPlan | None
+    response: ResponsePlan | None
+    critiques: list[Critique]
+    media: dict[str, str]
+    steps: list[StepRecord]
+    skipped: list[str]
+    history: list[HistoryEntry]

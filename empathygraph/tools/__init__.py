@@ -1,0 +1,1 @@
+"""Perception tools: plain functions with no LLM inside (ASR, prosody, face, text emotion, safety)."""
