@@ -1,0 +1,1 @@
+"""The agents, one module each: prompt, output schema and node function."""

@@ -1,0 +1,140 @@
+"""Emotion-cause agent: what the person feels, how strongly, about what, and why.
+
+The label comes from the text classifier when it is confident (a small LLM is a
+poorer 32-way classifier than a trained head), else from the LLM under an enum
+constraint. The LLM always describes the event and quotes the cause; the quote is
+checked against the user's words and re-asked once if it is not a real quote.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from empathygraph.agents.prompting import build_messages, words_of_turn
+from empathygraph.agents.quotes import find_quote, nearest_sentence
+from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import ask
+from empathygraph.config import AgentsConfig
+from empathygraph.context import RunContext
+from empathygraph.errors import StructuredOutputError
+from empathygraph.schemas import (
+    ED_TO_COARSE,
+    EMOTION_VALENCE_AROUSAL,
+    INTENSITY_VALUE,
+    EDEmotion,
+    EmotionAnalysis,
+    Intensity,
+    TextEmotionCue,
+    VoiceCue,
+)
+from empathygraph.state import MergState
+
+_FIELDS = (
+    '"scenario": the event behind it in under 12 words; '
+    '"cause": the exact words from their message that show why they feel this (copy them); '
+    '"intensity": low, medium or high.'
+)
+TASK_GIVEN_LABEL = "find the cause. They seem to feel {label}. JSON fields: " + _FIELDS
+TASK_WITH_LABEL = (
+    'read the emotion. JSON fields: "scenario": the event behind it in under 12 words; '
+    '"emotion": one word naming their feeling; '
+    '"cause": the exact words from their message that show why they feel this (copy them); '
+    '"intensity": low, medium or high.'
+)
+# How much the voice's own valence/arousal estimate moves the label's prior.
+VOICE_WEIGHT = 0.3
+
+
+class CauseDraft(BaseModel):
+    """LLM output when the classifier already named the emotion."""
+
+    scenario: str = Field(max_length=200)
+    cause: str = Field(max_length=300)
+    intensity: Intensity
+
+
+class LabelledCauseDraft(BaseModel):
+    """LLM output when the LLM names the emotion too."""
+
+    scenario: str = Field(max_length=200)
+    emotion: EDEmotion
+    cause: str = Field(max_length=300)
+    intensity: Intensity
+
+
+def classifier_label(cue: TextEmotionCue | None, config: AgentsConfig) -> EDEmotion | None:
+    """The classifier's top label when policy and confidence allow it to decide."""
+    if cue is None or not cue.top or config.emotion_label == "llm":
+        return None
+    top = cue.top[0]
+    if config.emotion_label == "auto" and top.score < config.classifier_min_confidence:
+        return None
+    try:
+        return EDEmotion(top.label)
+    except ValueError:
+        return None
+
+
+def _blend(prior: float, voice: float | None) -> float:
+    if voice is None:
+        return prior
+    return round((1 - VOICE_WEIGHT) * prior + VOICE_WEIGHT * voice, 3)
+
+
+def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Label the emotion, its intensity, valence/arousal, the event and the quoted cause."""
+    started = time.perf_counter()
+    config = runtime.context.config.agents
+    cues = state.get("cues", {})
+    words = words_of_turn(state)
+    label = classifier_label(cues.get("text_emotion"), config)
+    schema: type[CauseDraft] | type[LabelledCauseDraft]
+    if label is not None:
+        schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value)
+    else:
+        schema, task = LabelledCauseDraft, TASK_WITH_LABEL
+
+    def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
+        if find_quote(draft.cause, words) is None:
+            return f'"cause" must copy words from their message; "{draft.cause[:80]}" is not in it'
+        return None
+
+    messages = build_messages(state, task, agent="emotion_cause", history_turns=config.history_turns)
+    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted)
+    fallback = None
+    if answer.parsed is not None:
+        draft = answer.parsed
+        cause = find_quote(draft.cause, words) or draft.cause
+    elif answer.unchecked is not None:
+        draft = answer.unchecked
+        cause = nearest_sentence(draft.cause, words)
+        fallback = "cause was not quoted from the user's words; the nearest sentence is used"
+    else:
+        raise StructuredOutputError(f"emotion-cause output invalid after {len(answer.attempts)} attempts: {answer.error}")
+    emotion = label if label is not None else draft.emotion  # type: ignore[union-attr]
+    valence, arousal = EMOTION_VALENCE_AROUSAL[emotion]
+    voice = cues.get("voice")
+    voice_va = (voice.valence, voice.arousal) if isinstance(voice, VoiceCue) else (None, None)
+    analysis = EmotionAnalysis(
+        emotion=emotion,
+        coarse=ED_TO_COARSE[emotion],
+        intensity=INTENSITY_VALUE[draft.intensity],
+        valence=_blend(valence, voice_va[0]),
+        arousal=_blend(arousal, voice_va[1]),
+        event_scenario=draft.scenario.strip(),
+        causes=[cause],
+        label_source="classifier" if label is not None else "llm",
+    )
+    record = agent_record(
+        "emotion_cause",
+        started,
+        output=analysis,
+        messages=messages,
+        answer=answer,
+        inputs={"classifier_label": label.value if label else None},
+        fallback=fallback,
+    )
+    return {"emotion": analysis, "steps": [record]}

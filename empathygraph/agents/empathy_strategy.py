@@ -1,0 +1,54 @@
+"""Empathy-strategy agent: the Chain-of-Empathy goal to response and an ESConv strategy."""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import ask
+from empathygraph.context import RunContext
+from empathygraph.errors import StructuredOutputError
+from empathygraph.schemas import EmpathyPlan, Strategy
+from empathygraph.state import MergState
+
+TASK = (
+    "plan the reply. JSON fields: "
+    '"goal": what the reply should do for them, in under 15 words; '
+    '"strategy": one of Question, Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, '
+    "Affirmation and Reassurance, Providing Suggestions, Information, Others; "
+    '"rationale": why this helps now, in under 15 words.'
+)
+
+
+class StrategyDraft(BaseModel):
+    """LLM output of the strategy step."""
+
+    goal: str = Field(max_length=300)
+    strategy: Strategy
+    rationale: str = Field(max_length=300)
+
+
+def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
+    return [entry.strategy.value for entry in state.get("history", [])[-count:]]
+
+
+def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Set the goal to response and choose the support strategy."""
+    started = time.perf_counter()
+    config = runtime.context.config.agents
+    previous = _previous_strategies(state)
+    task = TASK if not previous else TASK + f" Earlier replies used: {', '.join(previous)}; vary when it helps."
+    messages = build_messages(state, task, agent="empathy_strategy", history_turns=config.history_turns)
+    answer = ask(runtime.context.backbone, messages, StrategyDraft, repair_attempts=config.repair_attempts)
+    if answer.parsed is None:
+        raise StructuredOutputError(f"empathy-strategy output invalid after {len(answer.attempts)} attempts: {answer.error}")
+    draft = answer.parsed
+    plan = EmpathyPlan(goal=draft.goal.strip(), strategy=draft.strategy, rationale=draft.rationale.strip())
+    record = agent_record(
+        "empathy_strategy", started, output=plan, messages=messages, answer=answer, inputs={"previous": previous}
+    )
+    return {"empathy": plan, "steps": [record]}

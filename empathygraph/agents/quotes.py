@@ -1,0 +1,39 @@
+"""Find a quoted span in the user's words, tolerating small differences in the copy."""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+_WORD = re.compile(r"\w+(?:'\w+)?")
+
+
+def find_quote(quote: str, source: str, min_ratio: float = 0.8) -> str | None:
+    """The span of ``source`` that ``quote`` copies (exact words of source), or None.
+
+    Matching is over lower-cased word tokens, so punctuation, case and a word or
+    two changed in the copy do not matter; the returned span is the original text.
+    """
+    wanted = [w.lower() for w in _WORD.findall(quote)]
+    tokens = list(_WORD.finditer(source))
+    if not wanted or not tokens:
+        return None
+    words = [t.group(0).lower() for t in tokens]
+    best_ratio, best_span = 0.0, None
+    for size in {len(wanted) - 1, len(wanted), len(wanted) + 1} - {0}:
+        for start in range(0, max(len(words) - size, 0) + 1):
+            window = words[start : start + size]
+            ratio = SequenceMatcher(a=wanted, b=window, autojunk=False).ratio()
+            if ratio > best_ratio:
+                best_ratio = ratio
+                best_span = (tokens[start].start(), tokens[min(start + size, len(tokens)) - 1].end())
+    if best_span is None or best_ratio < min_ratio:
+        return None
+    return source[best_span[0] : best_span[1]]
+
+
+def nearest_sentence(quote: str, source: str) -> str:
+    """The sentence of ``source`` sharing most words with ``quote`` (the fallback cause)."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", source) if s.strip()] or [source.strip()]
+    wanted = {w.lower() for w in _WORD.findall(quote)}
+    return max(sentences, key=lambda s: len(wanted & {w.lower() for w in _WORD.findall(s)}))

@@ -1,0 +1,126 @@
+"""Reflection agent: audit the response plan, accept it or send it back with a critique.
+
+Rule checks catch what rules can see exactly (length, a question that asks nothing,
+face or voice that contradict the analysis, a changed avatar profile, dismissive or
+harmful phrasing). The LLM then judges what rules cannot: does the reply fit the
+person's emotion and the goal. The router allows at most ``agents.reflection_rounds``
+rewrites.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from empathygraph.agents.expression import listener_expression
+from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.response import word_count
+from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import ask
+from empathygraph.context import RunContext
+from empathygraph.schemas import AvatarProfile, Critique, EmotionAnalysis, EmpathyPlan, ResponsePlan, Strategy
+from empathygraph.state import MergState
+
+TASK = (
+    "check the draft reply. Does it fit their emotion and the goal, respond to what they said, and stay kind "
+    'and safe? JSON fields: "verdict": "accept" or "revise"; "advice": if revise, what to change in under '
+    '15 words, else "".'
+)
+
+HARMFUL = re.compile(
+    r"\b(?:get over it|calm down|stop (?:being|crying|whining)|it'?s (?:not|no) big deal|man up|"
+    r"you(?:'re| are) overreacting|kill yourself|you deserve(?:d)? (?:it|this)|your own fault)\b",
+    re.IGNORECASE,
+)
+
+
+class ReflectionDraft(BaseModel):
+    """LLM output of the reflection step."""
+
+    verdict: Literal["accept", "revise"]
+    advice: str = Field(default="", max_length=300)
+
+
+def check_plan(
+    plan: ResponsePlan,
+    analysis: EmotionAnalysis,
+    empathy: EmpathyPlan,
+    profile: AvatarProfile,
+    user_words: str,
+    max_words: int,
+) -> list[str]:
+    """Problems a rule can see in a response plan (empty when none)."""
+    issues = []
+    count = word_count(plan.text)
+    if count == 0:
+        issues.append("the reply is empty")
+    elif count > int(max_words * 1.5):
+        issues.append(f"the reply has {count} words; keep it under {max_words}")
+    if empathy.strategy is Strategy.QUESTION and "?" not in plan.text:
+        issues.append("the strategy is Question but the reply asks nothing")
+    expected = listener_expression(analysis)
+    if plan.avatar.expression != expected:
+        issues.append(f"the face shows {plan.avatar.expression.value}; the analysis calls for {expected.value}")
+    if plan.speech.emotion != plan.avatar.expression:
+        issues.append(f"the voice sounds {plan.speech.emotion.value} while the face shows {plan.avatar.expression.value}")
+    if plan.profile != profile:
+        issues.append("the avatar profile differs from the session's")
+    if match := HARMFUL.search(plan.text):
+        issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
+    if plan.text.strip().lower() == user_words.strip().lower():
+        issues.append("the reply repeats the person's words")
+    return issues
+
+
+def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Audit the plan; ask for a rewrite while rounds remain."""
+    started = time.perf_counter()
+    config = runtime.context.config.agents
+    plan, analysis, empathy = state["response"], state["emotion"], state["empathy"]
+    profile = state.get("profile") or runtime.context.config.profile
+    rounds = state.get("rounds", 0)
+    issues = check_plan(plan, analysis, empathy, profile, state["perception"].text, config.reply_max_words)
+    can_revise = rounds < config.reflection_rounds
+    messages = answer = None
+    advice, source, llm_verdict = "", "checks", "accept"
+    if config.reflection_llm and can_revise:
+        messages = build_messages(state, TASK, agent="reflection", history_turns=config.history_turns)
+        answer = ask(runtime.context.backbone, messages, ReflectionDraft, repair_attempts=config.repair_attempts)
+        source = "checks+llm"
+        if answer.parsed is not None:
+            llm_verdict, advice = answer.parsed.verdict, answer.parsed.advice.strip()
+            if llm_verdict == "revise":
+                issues.append(advice or "the LLM critic asked for a better fit")
+    verdict = "revise" if issues else "accept"
+    critique = Critique(
+        verdict=verdict if can_revise else "accept",
+        issues=issues,
+        advice=advice or "; ".join(issues),
+        source=source,
+    )
+    notes = [] if can_revise or not issues else [f"no rounds left ({rounds}/{config.reflection_rounds}); accepted with issues"]
+    record = agent_record(
+        "reflection",
+        started,
+        output=critique,
+        messages=messages,
+        answer=answer,
+        round=rounds,
+        inputs={"rule_issues": issues, "llm_verdict": llm_verdict},
+        fallback=f"LLM critique unusable ({answer.error}); rule checks only" if answer and answer.parsed is None else None,
+        notes=notes,
+    )
+    update: dict = {"critique": critique, "critiques": [critique], "steps": [record]}
+    if critique.verdict == "revise":
+        update["rounds"] = rounds + 1
+    return update
+
+
+def route_after_reflection(state: MergState) -> Literal["response", "render"]:
+    """Rewrite while the critic asks for it and rounds remain; otherwise render."""
+    critique = state.get("critique")
+    return "response" if critique is not None and critique.verdict == "revise" else "render"

@@ -1,0 +1,80 @@
+"""Response agent: the reply text, and how to voice and show it.
+
+The LLM writes only the words. The speech style and avatar directives follow from
+the analysis and strategy by rule (see ``expression``), which keeps the output
+short and the face, voice and words consistent by construction.
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from empathygraph.agents.expression import avatar_directives, speech_style
+from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import ask
+from empathygraph.context import RunContext
+from empathygraph.errors import StructuredOutputError
+from empathygraph.schemas import AvatarProfile, ResponsePlan
+from empathygraph.state import MergState
+
+TASK = (
+    "write the listener's reply, spoken by a {age} {gender} listener. Follow the goal and the strategy, "
+    "respond to what they actually said, in 1 to 3 short sentences and under {words} words, no lists. "
+    'JSON: {{"reply": "..."}}'
+)
+REVISE = ' Your previous reply was: "{draft}". A reviewer asked: {advice} Write a better reply.'
+
+
+class ResponseDraft(BaseModel):
+    """LLM output of the response step."""
+
+    reply: str = Field(min_length=1, max_length=1200)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Write the reply (or rewrite it after a critique) and derive its voice and face."""
+    started = time.perf_counter()
+    config = runtime.context.config.agents
+    profile: AvatarProfile = state.get("profile") or runtime.context.config.profile
+    task = TASK.format(age=profile.age.value, gender=profile.gender.value, words=config.reply_max_words)
+    critique, previous = state.get("critique"), state.get("response")
+    revising = critique is not None and critique.verdict == "revise" and previous is not None
+    if revising:
+        task += REVISE.format(draft=previous.text, advice=critique.advice or "; ".join(critique.issues))
+    limit = int(config.reply_max_words * 1.5)
+
+    def short_enough(draft: ResponseDraft) -> str | None:
+        count = word_count(draft.reply)
+        return None if count <= limit else f"the reply has {count} words; keep it under {config.reply_max_words}"
+
+    messages = build_messages(state, task, agent="response", history_turns=config.history_turns)
+    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts, check=short_enough)
+    if answer.parsed is None and answer.unchecked is None:
+        raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
+    draft = answer.parsed or answer.unchecked
+    emotion, empathy = state["emotion"], state["empathy"]
+    plan = ResponsePlan(
+        text=draft.reply.strip(),
+        speech=speech_style(emotion),
+        avatar=avatar_directives(emotion, empathy.strategy),
+        profile=profile,
+    )
+    record = agent_record(
+        "response",
+        started,
+        output=plan,
+        messages=messages,
+        answer=answer,
+        round=state.get("rounds", 0),
+        fallback=None if answer.parsed else f"reply kept although too long ({word_count(draft.reply)} words)",
+        inputs={"revising": revising},
+    )
+    return {"response": plan, "steps": [record]}

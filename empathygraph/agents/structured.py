@@ -1,0 +1,119 @@
+"""Ask the backbone for one schema-valid answer, with a bounded repair loop.
+
+Decoding is constrained to the schema where the backbone allows it; the answer is
+then validated by pydantic and by the agent's own check (e.g. "the cause must be
+quoted from the user's words"). An invalid answer is shown back to the model with
+what was wrong, at most ``repair_attempts`` times.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+from empathygraph.backbones.base import Backbone
+from empathygraph.errors import BackendError
+from empathygraph.trace.records import LLMAttempt, TokenUsage
+
+T = TypeVar("T", bound=BaseModel)
+Check = Callable[[T], str | None]
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+@dataclass
+class Answer(Generic[T]):
+    """The accepted answer (None if every attempt failed) and every attempt made.
+
+    ``unchecked`` keeps the last answer that parsed but failed the agent's check,
+    for agents that can still use part of it as an honest fallback.
+    """
+
+    parsed: T | None
+    attempts: list[LLMAttempt]
+    unchecked: T | None = None
+
+    @property
+    def raw(self) -> str:
+        return self.attempts[-1].raw if self.attempts else ""
+
+    @property
+    def tokens(self) -> TokenUsage:
+        total = TokenUsage()
+        for attempt in self.attempts:
+            total = total + attempt.tokens
+        return total
+
+    @property
+    def retries(self) -> int:
+        return max(len(self.attempts) - 1, 0)
+
+    @property
+    def error(self) -> str | None:
+        return None if self.parsed is not None else (self.attempts[-1].error if self.attempts else "no attempt")
+
+
+def parse_json_answer(raw: str, schema: type[T]) -> T:
+    """Parse a model's text as ``schema``, tolerating code fences and chatter around the JSON."""
+    text = _FENCE.sub("", raw.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end < start:
+        raise ValueError("no JSON object in the answer")
+    return schema.model_validate(json.loads(text[start : end + 1]))
+
+
+def _usage(message: BaseMessage) -> TokenUsage:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return TokenUsage(prompt=usage.get("input_tokens", 0), completion=usage.get("output_tokens", 0))
+
+
+def ask(
+    backbone: Backbone,
+    messages: list[BaseMessage],
+    schema: type[T],
+    *,
+    repair_attempts: int = 1,
+    check: Check[T] | None = None,
+) -> Answer[T]:
+    """Get one answer that parses as ``schema`` and passes ``check``.
+
+    Raises:
+        BackendError: when the backbone itself fails (unreachable, crashed).
+    """
+    runnable = backbone.for_schema(schema)
+    conversation = list(messages)
+    attempts: list[LLMAttempt] = []
+    unchecked: T | None = None
+    for _ in range(repair_attempts + 1):
+        started = time.perf_counter()
+        try:
+            reply = runnable.invoke(conversation)
+        except BackendError:
+            raise
+        except Exception as exc:  # any client error means the backbone is unusable now
+            raise BackendError(f"LLM backbone {backbone.name} failed: {type(exc).__name__}: {exc}") from exc
+        raw = str(reply.content)
+        attempt = LLMAttempt(raw=raw, tokens=_usage(reply), latency_s=time.perf_counter() - started)
+        attempts.append(attempt)
+        try:
+            parsed = parse_json_answer(raw, schema)
+        except (ValueError, ValidationError) as exc:
+            attempt.error = f"invalid {schema.__name__}: {str(exc).splitlines()[0][:200]}"
+            parsed = None
+        if parsed is not None and check is not None:
+            attempt.error = check(parsed)
+            unchecked = parsed if attempt.error else unchecked
+        if attempt.error is None:
+            return Answer(parsed=parsed, attempts=attempts)
+        conversation += [
+            AIMessage(content=raw),
+            HumanMessage(content=f"That answer was not usable: {attempt.error}. Answer again with only the corrected JSON."),
+        ]
+    return Answer(parsed=None, attempts=attempts, unchecked=unchecked)

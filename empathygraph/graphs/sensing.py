@@ -1,0 +1,89 @@
+"""Perception-tool nodes: the graph's senses, run as parallel branches.
+
+``listen`` (audio) and ``look`` (image or video) run side by side; ``read`` then
+screens and classifies every word of the turn, typed or transcribed. A tool that
+cannot use its input records why and the turn goes on with the other modalities.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from empathygraph.agents.prompting import words_of_turn
+from empathygraph.agents.steps import dump
+from empathygraph.context import RunContext
+from empathygraph.errors import InputError
+from empathygraph.state import MergState
+from empathygraph.trace.records import StepRecord
+
+Sense = Literal["listen", "look", "read"]
+
+
+def route_senses(state: MergState) -> list[Sense]:
+    """The sensor branches this turn needs (``read`` alone for a text-only turn)."""
+    turn = state["turn"]
+    senses: list[Sense] = []
+    if turn.audio:
+        senses.append("listen")
+    if turn.image or turn.video:
+        senses.append("look")
+    return senses or ["read"]
+
+
+def _sense(step: str, cue_key: str, path: Path, perceive: Callable[[Path], Any]) -> dict:
+    started = time.perf_counter()
+    try:
+        cue = perceive(path)
+    except InputError as exc:
+        record = StepRecord(step=step, kind="tool", latency_s=time.perf_counter() - started,
+                            input={"path": str(path)}, error=str(exc), notes=["modality skipped"])
+        return {"skipped": [f"{step}: {exc}"], "steps": [record]}
+    record = StepRecord(step=step, kind="tool", latency_s=time.perf_counter() - started,
+                        input={"path": str(path)}, output=dump(cue))
+    return {"cues": {cue_key: cue}, "steps": [record]}
+
+
+def listen_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Transcribe the speech and describe the voice."""
+    return _sense("listen", "voice", state["turn"].audio, runtime.context.toolbox.hear)
+
+
+def look_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Read the facial expression in the image or video."""
+    turn = state["turn"]
+    return _sense("look", "face", turn.video or turn.image, runtime.context.toolbox.see)
+
+
+def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Screen every word for risk and rank the emotions the words express."""
+    started = time.perf_counter()
+    toolbox = runtime.context.toolbox
+    words = words_of_turn(state)
+    cues: dict[str, Any] = {}
+    notes = []
+    if runtime.context.config.safety.enabled:
+        cues["safety"] = toolbox.screen_safety(words)
+    else:
+        notes.append("safety screen disabled by configuration")
+    if words and runtime.context.config.perception.text_emotion:
+        cue = toolbox.text_emotion(words)
+        if cue is None:
+            notes.append("no text-emotion classifier installed")
+        else:
+            cues["text_emotion"] = cue
+    if not words:
+        notes.append("no words this turn (speech was not transcribed)")
+    record = StepRecord(
+        step="read",
+        kind="tool",
+        latency_s=time.perf_counter() - started,
+        input={"words": words},
+        output={key: dump(value) for key, value in cues.items()},
+        notes=notes,
+    )
+    return {"cues": cues, "steps": [record]}

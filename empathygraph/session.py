@@ -1,0 +1,198 @@
+"""Run turns of a conversation: the entry point for the CLI and for Python users.
+
+``Empathizer`` owns a compiled graph, a backbone and the tools, and turns a
+``TurnInput`` into a ``TurnResult``. Sessions persist in the graph's checkpointer,
+so a conversation resumes across runs by its session id.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel, Field
+
+from empathygraph.backbones import make_backbone
+from empathygraph.backbones.base import Backbone
+from empathygraph.config import Config
+from empathygraph.context import RunContext
+from empathygraph.generators.base import MediaRenderer
+from empathygraph.graphs.merg import build_graph
+from empathygraph.schemas import Critique, EmotionAnalysis, EmpathyPlan, PerceptionReport, ResponsePlan
+from empathygraph.state import HistoryEntry, TurnInput
+from empathygraph.tools.toolbox import ToolBox
+from empathygraph.trace.records import StepRecord, TokenUsage
+from empathygraph.trace.store import write_trace
+
+UpdateHandler = Callable[[str, dict[str, Any]], None]
+
+
+class TurnResult(BaseModel):
+    """Everything one turn produced: the plan, the reasoning behind it and the media."""
+
+    session_id: str
+    turn_index: int
+    perception: PerceptionReport
+    emotion: EmotionAnalysis
+    empathy: EmpathyPlan
+    plan: ResponsePlan
+    critiques: list[Critique] = Field(default_factory=list)
+    media: dict[str, str] = Field(default_factory=dict)
+    skipped: list[str] = Field(default_factory=list)
+    steps: list[StepRecord] = Field(default_factory=list, exclude=True)
+    seconds: float = 0.0
+    backbone: str = ""
+
+    @property
+    def reply(self) -> str:
+        return self.plan.text
+
+    @property
+    def tokens(self) -> TokenUsage:
+        total = TokenUsage()
+        for step in self.steps:
+            total = total + step.tokens
+        return total
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(len(step.attempts) for step in self.steps)
+
+    def write(self, out_dir: Path, *, append_trace: bool = False) -> dict[str, Path]:
+        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir``."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        reply = out_dir / "reply.json"
+        reply.write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        trace = write_trace(out_dir / "trace.jsonl", self.steps, append=append_trace)
+        return {"reply": reply, "trace": trace}
+
+
+def default_renderer(config: Config) -> MediaRenderer | None:
+    """The configured speech and avatar generators, if this install has them."""
+    from empathygraph import generators
+
+    build = getattr(generators, "build_renderer", None)
+    return build(config.generators) if build is not None else None
+
+
+class Empathizer:
+    """Answer a person's turns with the MERG graph.
+
+    Args:
+        config: run configuration (defaults: embedded model, SQLite sessions).
+        backbone: an LLM backbone; default built from ``config.backbone`` on first use.
+        graph: a compiled graph (e.g. from ``build_graph`` with custom agents).
+        toolbox: perception tools; default from ``config.perception``.
+        renderer: media generators; default from ``config.generators``.
+    """
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        backbone: Backbone | None = None,
+        graph: CompiledStateGraph | None = None,
+        toolbox: ToolBox | None = None,
+        renderer: MediaRenderer | None = None,
+    ) -> None:
+        self.config = config or Config()
+        self.graph = graph if graph is not None else build_graph(self.config)
+        self._backbone = backbone
+        self.toolbox = toolbox or ToolBox(self.config.perception)
+        self._renderer = renderer
+        self._renderer_built = renderer is not None
+
+    @property
+    def backbone(self) -> Backbone:
+        """The LLM backbone (built, and for servers checked to be reachable, on first use)."""
+        if self._backbone is None:
+            self._backbone = make_backbone(self.config.backbone)
+        return self._backbone
+
+    @property
+    def renderer(self) -> MediaRenderer | None:
+        if not self._renderer_built:
+            self._renderer = default_renderer(self.config)
+            self._renderer_built = True
+        return self._renderer
+
+    def context(self, out_dir: Path | None) -> RunContext:
+        return RunContext(
+            config=self.config,
+            backbone=self.backbone,
+            toolbox=self.toolbox,
+            renderer=self.renderer if out_dir is not None else None,
+            out_dir=out_dir,
+        )
+
+    @staticmethod
+    def _thread(session_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": session_id}}
+
+    def stream(
+        self,
+        turn: TurnInput | str,
+        *,
+        session_id: str = "default",
+        out_dir: Path | None = None,
+        stream_mode: str | list[str] = "updates",
+    ) -> Iterator[Any]:
+        """Run one turn, yielding LangGraph stream events as they happen."""
+        turn = TurnInput(text=turn) if isinstance(turn, str) else turn
+        yield from self.graph.stream(
+            {"session_id": session_id, "turn": turn},
+            self._thread(session_id),
+            context=self.context(out_dir),
+            stream_mode=stream_mode,
+        )
+
+    def respond(
+        self,
+        turn: TurnInput | str,
+        *,
+        session_id: str = "default",
+        out_dir: Path | None = None,
+        on_update: UpdateHandler | None = None,
+    ) -> TurnResult:
+        """Run one turn to the end and return its result.
+
+        Args:
+            turn: the user's turn, or plain text.
+            session_id: the conversation this turn belongs to.
+            out_dir: where media go (None: no media rendered).
+            on_update: called with (node name, its state update) as each step finishes.
+        """
+        started = time.perf_counter()
+        for update in self.stream(turn, session_id=session_id, out_dir=out_dir):
+            for node, change in update.items():
+                if on_update is not None and isinstance(change, dict):
+                    on_update(node, change)
+        return self._result(session_id, time.perf_counter() - started)
+
+    def _result(self, session_id: str, seconds: float) -> TurnResult:
+        values = self.graph.get_state(self._thread(session_id)).values
+        steps = [
+            step.model_copy(update={"session_id": session_id, "turn_index": values["turn_index"]})
+            for step in values.get("steps", [])
+        ]
+        return TurnResult(
+            session_id=session_id,
+            turn_index=values["turn_index"],
+            perception=values["perception"],
+            emotion=values["emotion"],
+            empathy=values["empathy"],
+            plan=values["response"],
+            critiques=values.get("critiques", []),
+            media=values.get("media", {}),
+            skipped=values.get("skipped", []),
+            steps=steps,
+            seconds=seconds,
+            backbone=self.backbone.name,
+        )
+
+    def history(self, session_id: str) -> list[HistoryEntry]:
+        """The finished turns of a session, oldest first."""
+        return list(self.graph.get_state(self._thread(session_id)).values.get("history", []))
