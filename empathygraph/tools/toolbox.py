@@ -1,17 +1,25 @@
 """The perception tools a graph run can use, loaded lazily and shared across turns.
 
 Tools are plain functions of their inputs with no LLM inside; this class only
-holds the loaded models so a second turn does not load them again.
+holds the loaded models so a second turn does not load them again. Each loader is
+guarded by a lock so parallel graph branches never load the same model twice.
 """
 
 from __future__ import annotations
 
+import threading
+from functools import cached_property
 from pathlib import Path
+
+import numpy as np
 
 from empathygraph.errors import InputError
 from empathygraph.schemas import FaceCue, SafetyAssessment, TextEmotionCue, VoiceCue
-from empathygraph.tools import safety
+from empathygraph.tools import audio_io, expression_trend, media_io, prosody, safety, speech_emotion
+from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
+from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
+from empathygraph.tools.text_emotion import TextEmotionClassifier
 
 
 class ToolBox:
@@ -19,19 +27,108 @@ class ToolBox:
 
     def __init__(self, config: PerceptionConfig | None = None) -> None:
         self.config = config or PerceptionConfig()
+        self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
+
+    # --- lazily loaded models -----------------------------------------------------------
+
+    @cached_property
+    def _text_classifier(self) -> TextEmotionClassifier:
+        return TextEmotionClassifier()
+
+    @cached_property
+    def _recognizer(self) -> Recognizer:
+        c = self.config
+        return load_recognizer(c.asr_backend, c.asr_model, language=c.asr_language, beam_size=c.asr_beam_size)
+
+    @cached_property
+    def _face_models(self) -> tuple[FaceDetector, ExpressionClassifier]:
+        return FaceDetector(self.config.face_detect_width), ExpressionClassifier()
+
+    def _load(self, lock: str, name: str):  # noqa: ANN202 - returns whichever model ``name`` holds
+        with self._locks[lock]:
+            return getattr(self, name)
+
+    # --- tools ---------------------------------------------------------------------------
 
     def screen_safety(self, text: str) -> SafetyAssessment:
         """Crisis screen over the user's words (typed and transcribed)."""
         return safety.screen(text)
 
     def text_emotion(self, text: str) -> TextEmotionCue | None:
-        """Rank the 32 ED emotions for ``text``; None when no classifier is installed."""
-        return None
+        """Rank the 32 ED emotions for ``text``; None when disabled or the text is empty."""
+        if not self.config.text_emotion or not text.strip():
+            return None
+        classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        return TextEmotionCue(top=classifier.rank(text, self.config.text_emotion_top_k), model=classifier.name)
 
     def hear(self, audio: Path) -> VoiceCue:
-        """Transcribe and describe the voice in ``audio``."""
-        raise InputError("speech perception is not available in this build", audio)
+        """Transcribe and describe the voice in ``audio``.
+
+        Raises:
+            InputError: corrupt, truncated, silent, over-long or unsupported audio.
+        """
+        c = self.config
+        sound = audio_io.load_audio(
+            Path(audio), max_seconds=c.max_audio_seconds, max_mb=c.max_audio_mb, min_rms_db=c.min_speech_rms_db
+        )
+        recognizer: Recognizer = self._load("asr", "_recognizer")
+        transcript = recognizer.transcribe(sound.samples)
+        measured = prosody.measure(sound.samples, transcript.words)
+        emotions = self._text_classifier_ranking(transcript.text)
+        valence, arousal = speech_emotion.estimate(measured, emotions)
+        return VoiceCue(
+            transcript=transcript.text,
+            duration_s=round(sound.duration_s, 3),
+            description=prosody.describe(measured) if transcript.words else "no words recognised; "
+            + prosody.describe(measured),
+            valence=round(valence, 3),
+            arousal=round(arousal, 3),
+            features=measured.as_features(),
+        )
+
+    def _text_classifier_ranking(self, text: str) -> list:
+        if not self.config.text_emotion or not text.strip():
+            return []
+        classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        return classifier.rank(text)
 
     def see(self, media: Path) -> FaceCue:
-        """Read the facial expression in an image or video."""
-        raise InputError("face perception is not available in this build", media)
+        """Read the facial expression in an image or video.
+
+        Raises:
+            InputError: unreadable media, a video without frames, or no face in any frame.
+        """
+        import cv2
+
+        c, media = self.config, Path(media)
+        video = media_io.is_video(media)
+        frames = (
+            media_io.sample_video(
+                media,
+                fps=c.face_frames_per_second,
+                max_frames=c.face_max_frames,
+                max_seconds=c.max_video_seconds,
+                max_mb=c.max_media_mb,
+            )
+            if video
+            else [media_io.load_image(media, max_pixels=c.max_image_pixels, max_mb=c.max_media_mb)]
+        )
+        detector, classifier = self._load("face", "_face_models")
+        rows: list[np.ndarray] = []
+        for frame in frames:
+            grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+            box = detector.largest(grey)
+            if box is not None:
+                rows.append(classifier.probabilities(crop(grey, box)))
+        if not rows:
+            where = f"any of {len(frames)} sampled frames" if video else "the image"
+            raise InputError(f"no face found in {where}", media)
+        summary = expression_trend.summarize(MODEL_LABELS, np.stack(rows), video)
+        seen = f"face seen in {len(rows)}/{len(frames)} frames; " if video else ""
+        return FaceCue(
+            description=seen + summary.description,
+            frames=len(rows),
+            distribution=summary.distribution,
+            peak=summary.peak,
+            trend=summary.trend,
+        )
