@@ -36,7 +36,7 @@ class Prosody:
     loudness_db: float  # mean level of the active frames, dBFS
     loudness_var_db: float  # standard deviation of the active frames' level
     voiced_ratio: float
-    rate_wps: float  # words per second of speaking time (0 without words)
+    rate_wps: float  # words per second from the first word's start to the last word's end (0 without words)
     pauses: int
     long_pauses: int
     pause_ratio: float  # share of the speaking span spent in pauses
@@ -95,14 +95,13 @@ def measure(samples: np.ndarray, words: list[Word]) -> Prosody:
     else:
         pitch_hz, pitch_range = 0.0, 0.0
     pauses, span = _pauses(words)
-    speaking = max(span - sum(pauses), 1e-3)
     return Prosody(
         pitch_hz=pitch_hz,
         pitch_range_st=pitch_range,
         loudness_db=float(np.mean(active)) if len(active) else -100.0,
         loudness_var_db=float(np.std(active)) if len(active) else 0.0,
         voiced_ratio=float(len(voiced) / max(len(f0), 1)),
-        rate_wps=len(words) / speaking if words else 0.0,
+        rate_wps=len(words) / max(span, 0.25) if words else 0.0,
         pauses=len(pauses),
         long_pauses=sum(g > _LONG_PAUSE_S for g in pauses),
         pause_ratio=float(sum(pauses) / span) if span > 0 else 0.0,
