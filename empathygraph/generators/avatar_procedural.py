@@ -55,7 +55,7 @@ def look_for(profile: AvatarProfile) -> Look:
     }[profile.age]
     return Look(
         face=(118, 132) if child else (122, 158),
-        eye_size=(27.0, 17.0) if child else (24.0, 12.5),
+        eye_size=(26.0, 13.0) if child else (23.0, 9.0),
         eye_gap=46.0 if child else 50.0,
         hair=hair,
         iris=(70, 110, 150) if profile.gender is Gender.FEMALE else (96, 70, 46),

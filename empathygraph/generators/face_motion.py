@@ -47,7 +47,7 @@ EXPRESSIONS: dict[CoarseEmotion, Expression] = {
     CoarseEmotion.NEUTRAL: Expression(),
     CoarseEmotion.JOY: Expression(smile=1.0, brow_raise=0.15, eye_open=-0.35, mouth_width=0.35, jaw=0.1),
     CoarseEmotion.SADNESS: Expression(smile=-0.8, brow_raise=-0.1, brow_inner=1.0, eye_open=-0.4, mouth_width=-0.2),
-    CoarseEmotion.ANGER: Expression(smile=-0.45, brow_raise=-0.8, brow_inner=-1.0, eye_open=0.35, mouth_width=-0.4),
+    CoarseEmotion.ANGER: Expression(smile=-0.6, brow_raise=-1.0, brow_inner=-1.2, eye_open=-0.2, mouth_width=-0.4),
     CoarseEmotion.FEAR: Expression(
         smile=-0.3, brow_raise=0.8, brow_inner=0.7, eye_open=0.9, mouth_width=0.45, jaw=0.25
     ),
