@@ -81,7 +81,7 @@ class ExpressionClassifier:
         """Return probabilities in ``MODEL_LABELS`` order for one grey crop (any size)."""
         import cv2
 
-        x = cv2.resize(face_grey, (64, 64), interpolation=cv2.INTER_AREA).astype(np.float32)
+        x = cv2.resize(face_grey, (64, 64)).astype(np.float32)  # bilinear, as the fer package feeds it
         x = (x / 255.0 - 0.5) * 2.0
         self._interp.set_tensor(self._in, x[None, :, :, None])
         self._interp.invoke()

@@ -24,7 +24,7 @@ _FILLERS = re.compile(r"^(?:um+|uh+|er+m?|hmm+|mm+|ah+|eh+|like)$", re.IGNORECAS
 
 # Typical conversational values (adult read and spontaneous speech); the description and the
 # arousal estimate are both relative to these.
-NORMS = {"rate_wps": 2.6, "pitch_range_st": 6.0, "loudness_db": -24.0, "pause_ratio": 0.15}
+NORMS = {"rate_wps": 2.6, "pitch_hz": 165.0, "pitch_range_st": 6.0, "loudness_db": -24.0, "voiced_ratio": 0.5}
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,27 @@ def pitch_track(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ac = ac / (ac[:, :1] + 1e-10)
     lo, hi = int(SAMPLE_RATE / _F0_MAX), int(SAMPLE_RATE / _F0_MIN)
     region = ac[:, lo:hi]
-    lag = np.argmax(region, axis=1) + lo
-    strength = region[np.arange(len(lag)), lag - lo]
+    best = region.max(axis=1)
+    # The shortest lag whose peak is nearly as strong as the best one: autocorrelation also
+    # peaks at two and three periods, which would put the pitch an octave too low.
+    local_peak = (region[:, 1:-1] >= region[:, :-2]) & (region[:, 1:-1] >= region[:, 2:])
+    good = local_peak & (region[:, 1:-1] >= 0.85 * best[:, None])
+    lag = np.where(good.any(axis=1), np.argmax(good, axis=1) + 1, np.argmax(region, axis=1)) + lo
     active = level_db > (np.percentile(level_db, 95) - 35)
-    voiced = (strength > 0.45) & active
+    voiced = (best > 0.45) & active & good.any(axis=1)
     f0 = np.where(voiced, SAMPLE_RATE / lag, 0.0)
+    f0 = _median_smooth(f0)
     return f0, level_db
+
+
+def _median_smooth(f0: np.ndarray, width: int = 5) -> np.ndarray:
+    """Median-filter voiced F0 values over ``width`` frames to remove single-frame jumps."""
+    out = f0.copy()
+    half = width // 2
+    for i in np.flatnonzero(f0):
+        window = f0[max(0, i - half) : i + half + 1]
+        out[i] = np.median(window[window > 0])
+    return out
 
 
 def _pauses(words: list[Word]) -> tuple[list[float], float]:
@@ -90,6 +105,9 @@ def measure(samples: np.ndarray, words: list[Word]) -> Prosody:
     voiced = f0[f0 > 0]
     active = level_db[level_db > (np.percentile(level_db, 95) - 35)]
     if len(voiced) >= 5:
+        # Frames more than an octave from the median are octave errors, not intonation.
+        median = np.median(voiced)
+        voiced = voiced[(voiced > median / 2) & (voiced < median * 2)]
         p10, p50, p90 = np.percentile(voiced, [10, 50, 90])
         pitch_hz, pitch_range = float(p50), float(12 * math.log2(p90 / p10))
     else:
@@ -109,14 +127,22 @@ def measure(samples: np.ndarray, words: list[Word]) -> Prosody:
     )
 
 
+def _semitones(hz: float, ref: float) -> float:
+    return 12 * math.log2(hz / ref) if hz > 0 else 0.0
+
+
 def arousal(p: Prosody) -> float:
-    """Estimate vocal arousal in [-1, 1] from loudness, pitch range, rate and pauses."""
+    """Estimate vocal arousal in [-1, 1].
+
+    Aroused speech is higher and more varied in pitch, faster, more continuously voiced and
+    louder (Juslin & Laukka 2003); each cue is a z-like score around conversational norms.
+    """
     z = (
-        0.5 * (p.loudness_db - NORMS["loudness_db"]) / 6.0
-        + 0.3 * (p.pitch_range_st - NORMS["pitch_range_st"]) / 3.0
-        + (0.3 * (p.rate_wps - NORMS["rate_wps"]) / 0.8 if p.rate_wps else 0.0)
-        - 0.2 * (p.pause_ratio - NORMS["pause_ratio"]) / 0.15
-        + 0.2 * (p.loudness_var_db - 6.0) / 3.0
+        0.35 * _semitones(p.pitch_hz, NORMS["pitch_hz"]) / 4.0
+        + 0.2 * (p.pitch_range_st - NORMS["pitch_range_st"]) / 3.0
+        + (0.25 * (p.rate_wps - NORMS["rate_wps"]) / 0.8 if p.rate_wps else 0.0)
+        + 0.2 * (p.voiced_ratio - NORMS["voiced_ratio"]) / 0.1
+        + 0.1 * (p.loudness_db - NORMS["loudness_db"]) / 6.0
     )
     return float(np.tanh(z))
 

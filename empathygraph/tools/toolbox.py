@@ -75,15 +75,16 @@ class ToolBox:
         transcript = recognizer.transcribe(sound.samples)
         measured = prosody.measure(sound.samples, transcript.words)
         emotions = self._text_classifier_ranking(transcript.text)
-        valence, arousal = speech_emotion.estimate(measured, emotions)
+        confidence = float(np.mean([w.probability for w in transcript.words])) if transcript.words else 0.0
+        valence, arousal = speech_emotion.estimate(measured, emotions, confidence)
+        description = prosody.describe(measured)
         return VoiceCue(
             transcript=transcript.text,
             duration_s=round(sound.duration_s, 3),
-            description=prosody.describe(measured) if transcript.words else "no words recognised; "
-            + prosody.describe(measured),
+            description=description if transcript.words else f"no words recognised; {description}",
             valence=round(valence, 3),
             arousal=round(arousal, 3),
-            features=measured.as_features(),
+            features=measured.as_features() | {"asr_confidence": round(confidence, 3)},
         )
 
     def _text_classifier_ranking(self, text: str) -> list:
