@@ -50,9 +50,13 @@ class BackboneConfig(Section):
     n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
     timeout_s: float = Field(default=120.0, gt=0)
     connect_timeout_s: float = Field(default=10.0, gt=0)
-    thinking: bool = Field(default=False, description="let Qwen3-style models think before answering")
-    structured_output: Literal["json_schema", "none"] = Field(
-        default="json_schema", description="constrain decoding to each agent's JSON schema"
+    thinking: bool | None = Field(
+        default=False, description="let Qwen3-style models think before answering; null sends no switch"
+    )
+    structured_output: Literal["json_schema", "json_object", "none"] = Field(
+        default="json_schema",
+        description="constrain decoding to each agent's JSON schema: json_schema (OpenAI/vLLM spelling), "
+        "json_object (llama-cpp-python server spelling) or none",
     )
 
 
@@ -69,7 +73,7 @@ class AgentsConfig(Section):
         default="auto", description="auto: the text classifier decides when confident, else the LLM"
     )
     classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
-    reply_max_words: int = Field(default=60, ge=5)
+    reply_max_words: int = Field(default=40, ge=5, description="asked of the LLM; 1.5x this is refused")
     history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
 
 

@@ -71,11 +71,12 @@ class TurnResult(BaseModel):
 
 
 def default_renderer(config: Config) -> MediaRenderer | None:
-    """The configured speech and avatar generators, if this install has them."""
-    from empathygraph import generators
+    """The configured speech and avatar generators (None when both are off)."""
+    if config.generators.speech == "none" and config.generators.avatar == "none":
+        return None
+    from empathygraph.generators import build_renderer
 
-    build = getattr(generators, "build_renderer", None)
-    return build(config.generators) if build is not None else None
+    return build_renderer(config.generators)
 
 
 class Empathizer:

@@ -32,17 +32,12 @@ from empathygraph.schemas import (
 )
 from empathygraph.state import MergState
 
-_FIELDS = (
-    '"scenario": the event behind it in under 12 words; '
-    '"cause": the exact words from their message that show why they feel this (copy them); '
-    '"intensity": low, medium or high.'
+_CAUSE = (
+    '"cause" (copy their exact words that explain the feeling), "intensity" (low, medium or high).'
 )
-TASK_GIVEN_LABEL = "find the cause. They seem to feel {label}. JSON fields: " + _FIELDS
+TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 10 words), ' + _CAUSE
 TASK_WITH_LABEL = (
-    'read the emotion. JSON fields: "scenario": the event behind it in under 12 words; '
-    '"emotion": one word naming their feeling; '
-    '"cause": the exact words from their message that show why they feel this (copy them); '
-    '"intensity": low, medium or high.'
+    'the emotion. JSON: "scenario" (the event, under 10 words), "emotion" (one word for their feeling), ' + _CAUSE
 )
 # How much the voice's own valence/arousal estimate moves the label's prior.
 VOICE_WEIGHT = 0.3
@@ -102,7 +97,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             return f'"cause" must copy words from their message; "{draft.cause[:80]}" is not in it'
         return None
 
-    messages = build_messages(state, task, agent="emotion_cause", history_turns=config.history_turns)
+    messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted)
     fallback = None
     if answer.parsed is not None:

@@ -16,11 +16,9 @@ from empathygraph.schemas import EmpathyPlan, Strategy
 from empathygraph.state import MergState
 
 TASK = (
-    "plan the reply. JSON fields: "
-    '"goal": what the reply should do for them, in under 15 words; '
-    '"strategy": one of Question, Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, '
-    "Affirmation and Reassurance, Providing Suggestions, Information, Others; "
-    '"rationale": why this helps now, in under 15 words.'
+    'the plan. JSON: "goal" (what your reply should do for them, under 12 words), "strategy" (Question, '
+    "Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, Affirmation and Reassurance, "
+    'Providing Suggestions, Information or Others), "rationale" (why it helps now, under 10 words).'
 )
 
 
@@ -41,8 +39,8 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     started = time.perf_counter()
     config = runtime.context.config.agents
     previous = _previous_strategies(state)
-    task = TASK if not previous else TASK + f" Earlier replies used: {', '.join(previous)}; vary when it helps."
-    messages = build_messages(state, task, agent="empathy_strategy", history_turns=config.history_turns)
+    task = TASK if not previous else TASK + f" Your earlier replies used: {', '.join(previous)}."
+    messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, StrategyDraft, repair_attempts=config.repair_attempts)
     if answer.parsed is None:
         raise StructuredOutputError(f"empathy-strategy output invalid after {len(answer.attempts)} attempts: {answer.error}")

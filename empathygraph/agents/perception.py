@@ -29,8 +29,8 @@ from empathygraph.schemas import (
 from empathygraph.state import MergState
 
 TASK = (
-    "fuse the cues. In one or two sentences (under 35 words) say how the person seems from their words, "
-    'voice and face, and say so if these disagree. JSON: {"reading": "..."}'
+    "the cues. How does the person seem from their words, voice and face? Say so if these disagree. "
+    'JSON: {"reading": "..."} (under 30 words)'
 )
 
 COARSE_VALENCE: dict[CoarseEmotion, float] = {
@@ -103,7 +103,7 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     reading = rule_reading(text, voice, face)
     fallback = None
     if use_llm:
-        messages = build_messages(state, TASK, agent="perception", history_turns=config.history_turns)
+        messages = build_messages(state, TASK, history_turns=config.history_turns)
         answer = ask(runtime.context.backbone, messages, PerceptionDraft, repair_attempts=config.repair_attempts)
         if answer.parsed is not None and answer.parsed.reading.strip():
             reading = answer.parsed.reading.strip()

@@ -1,15 +1,17 @@
 """The prompt every agent shares, so llama.cpp can reuse its KV cache.
 
-Every agent sends one system message and one user message. The user message is
-``context`` (the conversation and this turn's cues: the same for every agent of a
-turn), then ``findings`` (what earlier agents concluded, in graph order), then the
-agent's own short ``task``. Consecutive agents therefore share everything up to
-the previous agent's task, and the model re-reads only the new tail.
+A turn's reasoning is one growing chat: one system message, then the ``context``
+(the conversation and this turn's cues) with the first agent's task; each later
+agent appends its own short task after the earlier agents' answers, exactly as
+they were generated. Every prompt therefore extends the previous prompt and its
+answer, which are still in llama.cpp's KV cache, and the model reads only the new
+task. The chain is rebuilt from the turn's step records, so an inserted custom
+agent that records its steps joins it too.
 """
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from empathygraph.schemas import FaceCue, TextEmotionCue, VoiceCue
 from empathygraph.state import MergState
@@ -65,37 +67,25 @@ def context_block(state: MergState, history_turns: int) -> str:
     return "\n".join(lines)
 
 
-def findings_block(state: MergState, upto: str) -> str:
-    """What the agents before ``upto`` concluded, in graph order."""
-    order = ["perception", "emotion_cause", "empathy_strategy", "response"]
-    keep = order[: order.index(upto)] if upto in order else order
-    lines = []
-    perception = state.get("perception")
-    if "perception" in keep and perception is not None and len(perception.modalities) > 1:
-        lines.append(f"Reading: {perception.reading}")
-    emotion = state.get("emotion")
-    if "emotion_cause" in keep and emotion is not None:
-        cause = "; ".join(f'"{c}"' for c in emotion.causes)
-        lines.append(f"Emotion: {emotion.emotion.value} ({emotion.coarse.value}), intensity {emotion.intensity:.1f}")
-        lines.append(f"Situation: {emotion.event_scenario}")
-        lines.append(f"Cause: {cause}")
-    empathy = state.get("empathy")
-    if "empathy_strategy" in keep and empathy is not None:
-        lines.append(f"Goal: {empathy.goal}")
-        lines.append(f"Strategy: {empathy.strategy.value}")
-    response = state.get("response")
-    if "response" in keep and response is not None:
-        lines.append(f'Draft reply: "{response.text}"')
-    return "\n".join(lines)
+def _chain(state: MergState) -> list[tuple[str, str]]:
+    """(task, answer) of each earlier LLM step of this turn, in order."""
+    chain = []
+    for step in state.get("steps", []):
+        if step.kind == "agent" and step.raw_output and step.error is None and step.prompt:
+            chain.append((step.prompt[-1]["content"], step.raw_output))
+    return chain
 
 
-def build_messages(state: MergState, task: str, *, agent: str, history_turns: int) -> list[BaseMessage]:
-    """The two messages an agent sends: the shared system prompt and context, then its task."""
-    findings = findings_block(state, agent)
-    body = context_block(state, history_turns)
-    if findings:
-        body += "\n\n" + findings
-    return [SystemMessage(content=SYSTEM_PROMPT), HumanMessage(content=f"{body}\n\nStep: {task}")]
+def build_messages(state: MergState, task: str, *, history_turns: int) -> list[BaseMessage]:
+    """The chat an agent sends: system prompt, context, earlier steps' tasks and answers, its task."""
+    step = f"Step: {task}"
+    messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT)]
+    chain = _chain(state)
+    if not chain:
+        return [*messages, HumanMessage(content=f"{context_block(state, history_turns)}\n\n{step}")]
+    for asked, answer in chain:
+        messages += [HumanMessage(content=asked), AIMessage(content=answer)]
+    return [*messages, HumanMessage(content=step)]
 
 
 def as_prompt_record(messages: list[BaseMessage]) -> list[dict[str, str]]:

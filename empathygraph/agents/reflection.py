@@ -26,13 +26,13 @@ from empathygraph.schemas import AvatarProfile, Critique, EmotionAnalysis, Empat
 from empathygraph.state import MergState
 
 TASK = (
-    "check the draft reply. Does it fit their emotion and the goal, respond to what they said, and stay kind "
-    'and safe? JSON fields: "verdict": "accept" or "revise"; "advice": if revise, what to change in under '
-    '15 words, else "".'
+    "check your reply. Is it kind, safe, true to their feeling and your goal, and about what they said? "
+    'JSON: "verdict" ("accept" or "revise"), "advice" (what to fix, under 12 words, or "").'
 )
 
 HARMFUL = re.compile(
-    r"\b(?:get over it|calm down|stop (?:being|crying|whining)|it'?s (?:not|no) big deal|man up|"
+    r"\b(?:get over it|calm down|cheer up|don'?t be sad|look on the bright side|(?:keep|get) your emotions in check|"
+    r"stop (?:being|crying|whining)|it'?s (?:not|no) big deal|man up|"
     r"you(?:'re| are) overreacting|kill yourself|you deserve(?:d)? (?:it|this)|your own fault)\b",
     re.IGNORECASE,
 )
@@ -88,7 +88,7 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     messages = answer = None
     advice, source, llm_verdict = "", "checks", "accept"
     if config.reflection_llm and can_revise:
-        messages = build_messages(state, TASK, agent="reflection", history_turns=config.history_turns)
+        messages = build_messages(state, TASK, history_turns=config.history_turns)
         answer = ask(runtime.context.backbone, messages, ReflectionDraft, repair_attempts=config.repair_attempts)
         source = "checks+llm"
         if answer.parsed is not None:

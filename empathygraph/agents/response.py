@@ -22,11 +22,10 @@ from empathygraph.schemas import AvatarProfile, ResponsePlan
 from empathygraph.state import MergState
 
 TASK = (
-    "write the listener's reply, spoken by a {age} {gender} listener. Follow the goal and the strategy, "
-    "respond to what they actually said, in 1 to 3 short sentences and under {words} words, no lists. "
-    'JSON: {{"reply": "..."}}'
+    "the reply. Speak to them as a warm {age} {gender} listener: follow your plan, name what they told you, "
+    '1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
 )
-REVISE = ' Your previous reply was: "{draft}". A reviewer asked: {advice} Write a better reply.'
+REVISE = " Improve your last reply: {advice}"
 
 
 class ResponseDraft(BaseModel):
@@ -48,14 +47,14 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     critique, previous = state.get("critique"), state.get("response")
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     if revising:
-        task += REVISE.format(draft=previous.text, advice=critique.advice or "; ".join(critique.issues))
+        task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     limit = int(config.reply_max_words * 1.5)
 
     def short_enough(draft: ResponseDraft) -> str | None:
         count = word_count(draft.reply)
         return None if count <= limit else f"the reply has {count} words; keep it under {config.reply_max_words}"
 
-    messages = build_messages(state, task, agent="response", history_turns=config.history_turns)
+    messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts, check=short_enough)
     if answer.parsed is None and answer.unchecked is None:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")

@@ -104,8 +104,12 @@ def ask(
         attempts.append(attempt)
         try:
             parsed = parse_json_answer(raw, schema)
-        except (ValueError, ValidationError) as exc:
-            attempt.error = f"invalid {schema.__name__}: {str(exc).splitlines()[0][:200]}"
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            attempt.error = f"invalid {schema.__name__}: {problems[:300]}"
+            parsed = None
+        except ValueError as exc:
+            attempt.error = f"invalid {schema.__name__}: {str(exc)[:200]}"
             parsed = None
         if parsed is not None and check is not None:
             attempt.error = check(parsed)

@@ -19,8 +19,9 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         return Backbone(
             chat_model=make_openai_chat_model(config),
             name=f"openai:{config.model}@{config.base_url}",
-            constraint="extra_body" if config.structured_output == "json_schema" else "none",
+            constraint="none" if config.structured_output == "none" else "extra_body",
             extra_body=thinking_switch(config),
+            schema_format="json_object" if config.structured_output == "json_object" else "json_schema",
         )
     from empathygraph.backbones.embedded import ChatLlamaCpp
     from empathygraph.backbones.model_files import resolve_model_path
@@ -37,7 +38,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
     return Backbone(
         chat_model=model,
         name=f"embedded:{config.model}",
-        constraint="response_format" if config.structured_output == "json_schema" else "none",
+        constraint="none" if config.structured_output == "none" else "response_format",
     )
 
 

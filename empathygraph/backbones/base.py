@@ -14,10 +14,31 @@ from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
 ConstraintStyle = Literal["response_format", "extra_body", "none"]
+SchemaFormat = Literal["json_schema", "json_object"]
 
 
-def json_schema_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """The OpenAI ``response_format`` that constrains decoding to ``schema``."""
+def without_max_length(schema: Any) -> Any:
+    """The schema minus ``maxLength``.
+
+    llama.cpp unrolls ``maxLength`` into one grammar rule per character, which fails
+    for long limits. Length stays bounded by the prompt, ``max_tokens`` and the
+    pydantic validation that follows.
+    """
+    if isinstance(schema, dict):
+        return {k: without_max_length(v) for k, v in schema.items() if k != "maxLength"}
+    if isinstance(schema, list):
+        return [without_max_length(v) for v in schema]
+    return schema
+
+
+def json_schema_format(schema: type[BaseModel], style: SchemaFormat = "json_schema") -> dict[str, Any]:
+    """The ``response_format`` that constrains decoding to ``schema``.
+
+    ``json_schema`` is OpenAI's spelling (vLLM and most servers); ``json_object`` is
+    llama-cpp-python's (``{"type": "json_object", "schema": ...}``).
+    """
+    if style == "json_object":
+        return {"type": "json_object", "schema": without_max_length(schema.model_json_schema())}
     return {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
@@ -35,19 +56,21 @@ class Backbone:
             argument (llama.cpp adapter, scripted models), inside ``extra_body``
             (OpenAI-compatible servers such as vLLM), or not at all.
         extra_body: sent with every request to an OpenAI-compatible server.
+        schema_format: how a server spells the schema constraint.
     """
 
     chat_model: BaseChatModel
     name: str
     constraint: ConstraintStyle = "response_format"
     extra_body: dict[str, Any] = field(default_factory=dict)
+    schema_format: SchemaFormat = "json_schema"
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:
         """The chat model bound so its answer follows ``schema`` (plain text when None)."""
         if self.constraint == "extra_body":
             body = dict(self.extra_body)
             if schema is not None:
-                body["response_format"] = json_schema_format(schema)
+                body["response_format"] = json_schema_format(schema, self.schema_format)
             return self.chat_model.bind(extra_body=body) if body else self.chat_model
         if self.constraint == "response_format" and schema is not None:
             return self.chat_model.bind(response_format=json_schema_format(schema))

@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
+from empathygraph.backbones.base import without_max_length
 from empathygraph.errors import BackendError
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -32,7 +33,7 @@ def _llama_format(response_format: dict[str, Any] | None) -> dict[str, Any] | No
     if not response_format:
         return None
     if response_format.get("type") == "json_schema":
-        return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+        return {"type": "json_object", "schema": without_max_length(response_format["json_schema"]["schema"])}
     return response_format
 
 

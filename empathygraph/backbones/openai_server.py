@@ -52,5 +52,7 @@ def make_openai_chat_model(config: BackboneConfig) -> ChatOpenAI:
 
 
 def thinking_switch(config: BackboneConfig) -> dict[str, object]:
-    """Request-body fields that turn chat-template thinking on or off."""
+    """Request-body fields that turn chat-template thinking on or off (none when unset)."""
+    if config.thinking is None:
+        return {}
     return {"chat_template_kwargs": {"enable_thinking": config.thinking}}

@@ -53,10 +53,16 @@ def render_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         steps.append(StepRecord(
             step=f"render:{result.backend}",
             kind="generator",
-            latency_s=float(getattr(result, "seconds", 0.0)),
+            latency_s=result.seconds,
             input={"backend": result.backend},
-            output={"files": {k: str(v) for k, v in result.files.items()}, "settings": result.settings},
+            output={
+                "files": {name: str(path) for name, path in result.files.items()},
+                "settings": result.settings,
+                "media_seconds": result.media_seconds,
+                "first_chunk_seconds": result.first_chunk_seconds,
+            },
             error=result.error,
+            notes=[f"{result.backend} failed; the turn goes on without it"] if result.error else [],
         ))
     return {"media": media, "steps": steps}
 

@@ -1,0 +1,91 @@
+"""The command line: ``empathygraph run``, and the commands other modules add."""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from empathygraph.config import Config, load_config
+from empathygraph.errors import EmpathyGraphError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Empathetic replies from an inspectable agent graph.")
+console = Console()
+err_console = Console(stderr=True)
+
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="YAML run configuration (see configs/)")]
+SetOption = Annotated[list[str] | None, typer.Option("--set", help="override a config key, e.g. backbone.model=fast")]
+SessionOption = Annotated[str | None, typer.Option("--session", help="session id: continue this conversation")]
+
+
+@app.callback()
+def _root() -> None:
+    """Empathetic replies from an inspectable agent graph."""
+
+
+def fail(message: str) -> None:
+    """Print one clear error line and exit non-zero."""
+    err_console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    raise typer.Exit(code=2)
+
+
+def _config(path: Path | None, overrides: list[str] | None) -> Config:
+    return load_config(path, overrides or [])
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "session"
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(help="scenario YAML (see examples/scenarios)")],
+    config: ConfigOption = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="output folder (default: runs/<scenario>)")] = None,
+    session: SessionOption = None,
+    overrides: SetOption = None,
+    media: Annotated[bool, typer.Option("--media/--no-media", help="render speech and avatar video")] = True,
+) -> None:
+    """Run a scenario end to end; print the reply and its reasoning; write reply.json and trace.jsonl."""
+    from empathygraph.display import live_progress, reasoning_tree
+    from empathygraph.scenarios import load_scenario
+    from empathygraph.session import Empathizer
+
+    try:
+        cfg = _config(config, overrides)
+        spec, turns = load_scenario(scenario)
+        out_dir = out or Path("runs") / _slug(spec.name)
+        session_id = session or f"{_slug(spec.name)}-{datetime.now():%Y%m%d-%H%M%S}"
+        empathizer = Empathizer(cfg)
+        console.print(f"[bold]{spec.name}[/bold] · session [cyan]{session_id}[/cyan] · {empathizer.backbone.name}")
+        (out_dir / "trace.jsonl").unlink(missing_ok=True)
+        for index, turn in enumerate(turns, start=1):
+            turn_dir = out_dir if len(turns) == 1 else out_dir / f"turn-{index}"
+            console.print(f"\n[bold]person:[/bold] {turn.text or '(' + ', '.join(turn.modalities) + ')'}")
+            with live_progress(console) as on_update:
+                result = empathizer.respond(
+                    turn, session_id=session_id, out_dir=turn_dir if media else None, on_update=on_update
+                )
+            written = result.write(turn_dir)
+            if turn_dir != out_dir:  # a multi-turn run also keeps one trace of the whole session
+                result.write(out_dir, append_trace=True)
+            console.print(f"[bold magenta]listener:[/bold magenta] {result.reply}")
+            console.print(reasoning_tree(result))
+            console.print(f"[dim]wrote {written['reply']} and {out_dir / 'trace.jsonl'}[/dim]")
+    except EmpathyGraphError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted; finished turns are saved in the session")
+
+
+def main() -> None:  # pragma: no cover - console entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

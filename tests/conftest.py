@@ -1,0 +1,60 @@
+"""Shared fixtures: scripted backbones, in-memory sessions, the shared data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from empathygraph import Config, Empathizer
+from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+# One plausible answer per agent schema; tests override what they examine.
+DEFAULT_SCRIPT: dict[str, Any] = {
+    "PerceptionDraft": {"reading": "They sound tired and sad."},
+    "LabelledCauseDraft": {
+        "scenario": "their dog died",
+        "emotion": "sad",
+        "cause": "my dog died",
+        "intensity": "high",
+    },
+    "CauseDraft": {"scenario": "their dog died", "cause": "my dog died", "intensity": "high"},
+    "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings", "rationale": "grief needs room"},
+    "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
+    "ReflectionDraft": {"verdict": "accept", "advice": ""},
+}
+
+
+def scripted(**overrides: Any) -> ScriptedChatModel:
+    """A scripted chat model: the default script with some answers replaced."""
+    return ScriptedChatModel(script={**DEFAULT_SCRIPT, **overrides})
+
+
+def test_config(**sections: Any) -> Config:
+    """A config for unit tests: in-memory sessions, no media, no model downloads."""
+    data: dict[str, Any] = {
+        "sessions": {"db": ":memory:"},
+        "perception": {"text_emotion": False},
+        "generators": {"speech": "none", "avatar": "none"},
+    }
+    for key, value in sections.items():
+        data[key] = {**data.get(key, {}), **value}
+    return Config.model_validate(data)
+
+
+test_config.__test__ = False  # not a test, despite the name
+
+
+def make_empathizer(model: ScriptedChatModel | None = None, config: Config | None = None, **kwargs: Any) -> Empathizer:
+    return Empathizer(config or test_config(), backbone=wrap_chat_model(model or scripted()), **kwargs)
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present")
+    return SHARED

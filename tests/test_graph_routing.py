@@ -1,0 +1,94 @@
+"""The graph's routes: which agents run for which turn, and what they hand on."""
+
+from __future__ import annotations
+
+from empathygraph.schemas import LabelScore, RiskCategory, Strategy, TextEmotionCue
+from empathygraph.state import TurnInput
+from empathygraph.tools.toolbox import ToolBox
+
+from tests.conftest import make_empathizer, scripted, test_config
+
+AGENT_STEPS = ["perception", "emotion_cause", "empathy_strategy", "response", "reflection"]
+
+
+def agent_steps(result) -> list[str]:
+    return [s.step for s in result.steps if s.kind in ("agent", "protocol")]
+
+
+def test_text_turn_runs_every_agent_in_chain_of_empathy_order():
+    result = make_empathizer().respond("Yesterday my dog died and the house is empty.")
+    assert agent_steps(result) == AGENT_STEPS
+    assert result.emotion.emotion.value == "sad" and result.emotion.label_source == "llm"
+    assert result.emotion.causes == ["my dog died"]
+    assert result.empathy.strategy is Strategy.REFLECTION
+    assert result.plan.text.startswith("I'm so sorry")
+    assert result.critiques[-1].verdict == "accept"
+
+
+def test_text_only_turn_does_not_ask_llm_to_fuse_cues():
+    model = scripted()
+    make_empathizer(model).respond("My dog died.")
+    assert model.calls_for("PerceptionDraft") == []
+
+
+def test_later_agents_see_earlier_answers_as_one_growing_chat():
+    """Each prompt extends the previous one, so llama.cpp re-reads only the new task."""
+    model = scripted()
+    make_empathizer(model).respond("Yesterday my dog died and the house is empty.")
+    prompts = [[str(m.content) for m in call.messages] for call in model.calls]
+    for earlier, later in zip(prompts, prompts[1:], strict=False):
+        assert later[: len(earlier)] == earlier
+    assert all(len([m for m in call.messages if m.type == "system"]) == 1 for call in model.calls)
+    assert model.calls[0].messages[0].type == "system"
+
+
+def test_confident_classifier_decides_the_label_and_llm_only_explains():
+    class LabellingToolBox(ToolBox):
+        def text_emotion(self, text: str) -> TextEmotionCue:
+            return TextEmotionCue(top=[LabelScore(label="devastated", score=0.7)], model="fixed")
+
+    model = scripted()
+    config = test_config(perception={"text_emotion": True})
+    result = make_empathizer(model, config, toolbox=LabellingToolBox(config.perception)).respond("My dog died.")
+    assert result.emotion.emotion.value == "devastated" and result.emotion.label_source == "classifier"
+    assert model.calls_for("LabelledCauseDraft") == [] and len(model.calls_for("CauseDraft")) == 1
+    assert "devastated" in model.calls_for("CauseDraft")[0].prompt
+
+
+def test_crisis_disclosure_takes_the_protocol_route_and_skips_reflection():
+    model = scripted(
+        LabelledCauseDraft={"scenario": "despair", "emotion": "devastated", "cause": "end my life", "intensity": "high"}
+    )
+    result = make_empathizer(model).respond("I can't do this anymore, I want to end my life.")
+    assert agent_steps(result) == ["perception", "emotion_cause", "crisis_protocol"]
+    assert result.perception.safety.category is RiskCategory.SELF_HARM
+    assert result.plan.safety_protocol
+    assert "988" in result.plan.text  # a configured resource is in the reply
+    assert model.calls_for("ResponseDraft") == [] and model.calls_for("ReflectionDraft") == []
+
+
+def test_crisis_resources_come_from_the_config():
+    config = test_config(safety={"resources": ["Call the Example Helpline at 0800 000 000."]})
+    model = scripted(LabelledCauseDraft={"scenario": "x", "emotion": "afraid", "cause": "he hits me", "intensity": "high"})
+    result = make_empathizer(model, config).respond("My husband hits me when he drinks.")
+    assert result.perception.safety.category is RiskCategory.ABUSE
+    assert result.plan.resources == ["Call the Example Helpline at 0800 000 000."]
+    assert "0800 000 000" in result.plan.text and "988" not in result.plan.text
+
+
+def test_disabled_safety_screen_answers_normally():
+    config = test_config(safety={"enabled": False})
+    result = make_empathizer(config=config).respond("I want to end my life.")
+    assert not result.plan.safety_protocol
+    assert "response" in agent_steps(result)
+
+
+def test_audio_turn_with_unusable_file_is_skipped_and_the_turn_goes_on(tmp_path):
+    broken = tmp_path / "broken.wav"
+    broken.write_bytes(b"RIFF\x00\x00not really a wav")
+    turn = TurnInput(text="My dog died.", audio=broken)
+    result = make_empathizer().respond(turn)
+    assert result.plan.text
+    assert any(s.startswith("listen:") for s in result.skipped)
+    listen = next(s for s in result.steps if s.step == "listen")
+    assert listen.error and "broken.wav" in listen.error

@@ -1,0 +1,85 @@
+"""Structured output: validation, the bounded repair loop and honest fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from empathygraph.agents.emotion_cause import LabelledCauseDraft
+from empathygraph.agents.structured import ask, parse_json_answer
+from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
+from empathygraph.backbones.base import json_schema_format, without_max_length
+from empathygraph.errors import BackendError, StructuredOutputError
+
+from tests.conftest import make_empathizer, scripted, test_config
+
+MESSAGES = [SystemMessage(content="s"), HumanMessage(content="u")]
+GOOD = {"scenario": "s", "emotion": "sad", "cause": "c", "intensity": "low"}
+
+
+def test_invalid_json_is_repaired_with_the_error_shown_to_the_model():
+    model = ScriptedChatModel(script={"LabelledCauseDraft": ["{not json", GOOD]})
+    answer = ask(wrap_chat_model(model), MESSAGES, LabelledCauseDraft, repair_attempts=1)
+    assert answer.parsed is not None and answer.retries == 1
+    assert "not usable" in str(model.calls[1].messages[-1].content)
+    assert answer.attempts[0].error
+
+
+def test_label_outside_the_enum_is_rejected():
+    model = ScriptedChatModel(script={"LabelledCauseDraft": [{**GOOD, "emotion": "melancholic"}]})
+    answer = ask(wrap_chat_model(model), MESSAGES, LabelledCauseDraft, repair_attempts=2)
+    assert answer.parsed is None and len(answer.attempts) == 3
+    assert "emotion" in answer.error
+
+
+def test_code_fences_and_chatter_around_json_are_tolerated():
+    parsed = parse_json_answer('Sure!\n```json\n{"scenario": "s", "emotion": "sad", "cause": "c", "intensity": "low"}\n```', LabelledCauseDraft)
+    assert parsed.emotion.value == "sad"
+
+
+def test_unquoted_cause_is_asked_again_then_falls_back_to_the_nearest_sentence_marked_as_such():
+    model = scripted(LabelledCauseDraft={**GOOD, "cause": "grief over a pet"})
+    result = make_empathizer(model).respond("My dog died. I keep looking for him at the door.")
+    step = next(s for s in result.steps if s.step == "emotion_cause")
+    assert step.retries == 1 and step.fallback and "nearest sentence" in step.fallback
+    assert result.emotion.causes == ["My dog died."]
+
+
+def test_a_cause_copied_loosely_is_mapped_back_to_the_users_exact_words():
+    model = scripted(LabelledCauseDraft={**GOOD, "cause": "i keep looking for him at door"})
+    result = make_empathizer(model).respond("My dog died. I keep looking for him at the door!")
+    assert result.emotion.causes == ["I keep looking for him at the door"]
+
+
+def test_output_that_never_validates_ends_the_turn_with_a_clear_error():
+    model = scripted(StrategyDraft="I think you should be kind.")
+    with pytest.raises(StructuredOutputError, match="empathy-strategy output invalid after 2 attempts"):
+        make_empathizer(model).respond("My dog died.")
+
+
+def test_a_failing_backbone_is_reported_as_a_backend_error():
+    def boom(messages, schema):
+        raise ConnectionError("connection refused")
+
+    with pytest.raises(BackendError, match="connection refused"):
+        make_empathizer(ScriptedChatModel(script={"*": boom})).respond("My dog died.")
+
+
+def test_session_keeps_earlier_turns_when_a_turn_fails():
+    model = scripted()
+    empathizer = make_empathizer(model, test_config())
+    empathizer.respond("My dog died.", session_id="s")
+    model.script["StrategyDraft"] = "not json"
+    with pytest.raises(StructuredOutputError):
+        empathizer.respond("And my cat is sick.", session_id="s")
+    model.script["StrategyDraft"] = {"goal": "g", "strategy": "Question", "rationale": "r"}
+    model.script["ResponseDraft"] = {"reply": "How is your cat doing now?"}
+    result = empathizer.respond("The vet called back.", session_id="s")
+    assert [h.turn_index for h in empathizer.history("s")] == [0, 1]
+    assert result.turn_index == 1
+
+
+def test_llama_grammar_schema_drops_max_length_but_keeps_enums():
+    schema = without_max_length(json_schema_format(LabelledCauseDraft)["json_schema"]["schema"])
+    assert "maxLength" not in str(schema)
+    assert "melancholic" not in str(schema) and "devastated" in str(schema)
