@@ -94,7 +94,7 @@ class SafetyConfig(Section):
 class SessionsConfig(Section):
     """Where conversations persist between runs."""
 
-    db: Path | None = Field(default=None, description="SQLite file (default: <home>/sessions.sqlite); ':memory:' keeps nothing")
+    db: str | None = Field(default=None, description="SQLite file (default: <home>/sessions.sqlite); ':memory:' keeps nothing")
 
 
 class Config(Section):
@@ -112,7 +112,7 @@ class Config(Section):
         """The checkpointer's SQLite path, or ':memory:'."""
         if self.sessions.db is None:
             return str(default_home() / "sessions.sqlite")
-        return str(self.sessions.db)
+        return self.sessions.db if self.sessions.db == ":memory:" else str(Path(self.sessions.db).expanduser())
 
 
 def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,12 +135,22 @@ def _nested(dotted: str, value: Any, sep: str = ".") -> dict[str, Any]:
     return result
 
 
+def _value(raw: str) -> Any:
+    """An override's value read as YAML, except text that YAML would misread as a mapping (':memory:')."""
+    if not raw.strip():
+        return raw
+    parsed = yaml.safe_load(raw)
+    if isinstance(parsed, dict) and not raw.lstrip().startswith("{"):
+        return raw
+    return parsed
+
+
 def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for name, raw in sorted(environ.items()):
         if name.startswith(ENV_PREFIX) and "__" in name:
             path = name[len(ENV_PREFIX):].lower()
-            merged = _deep_merge(merged, _nested(path, yaml.safe_load(raw) if raw else raw, sep="__"))
+            merged = _deep_merge(merged, _nested(path, _value(raw), sep="__"))
     return merged
 
 
@@ -149,7 +159,7 @@ def parse_override(text: str) -> dict[str, Any]:
     if "=" not in text:
         raise ConfigError(f"override '{text}' is not of the form key=value (e.g. backbone.model=fast)")
     key, raw = text.split("=", 1)
-    return _nested(key.strip(), yaml.safe_load(raw) if raw.strip() else "")
+    return _nested(key.strip(), _value(raw))
 
 
 def read_yaml_mapping(path: Path, what: str, error: type[Exception] = ConfigError) -> dict[str, Any]:
@@ -171,13 +181,13 @@ def read_yaml_mapping(path: Path, what: str, error: type[Exception] = ConfigErro
     return data
 
 
-def describe_validation_error(exc: ValidationError, source: str) -> str:
+def describe_validation_error(exc: ValidationError, source: str, what: str = "config key") -> str:
     """One line that names each bad key and why."""
     parts = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"])
         if err["type"] == "extra_forbidden":
-            parts.append(f"unknown config key '{key}'")
+            parts.append(f"unknown {what} '{key}'")
         else:
             parts.append(f"'{key}': {err['msg']}")
     return f"{source}: " + "; ".join(parts)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from empathygraph.config import read_yaml_mapping
+from empathygraph.config import describe_validation_error, read_yaml_mapping
 from empathygraph.errors import InputError, ScenarioError
 from empathygraph.schemas import AvatarProfile
 from empathygraph.state import TurnInput
@@ -77,7 +77,5 @@ def load_scenario(path: str | Path) -> tuple[Scenario, list[TurnInput]]:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ScenarioError(f"{path}: '{where}': {first['msg']}") from None
+        raise ScenarioError(describe_validation_error(exc, str(path), what="scenario key")) from None
     return scenario, scenario.turn_inputs(path.parent)

@@ -1,0 +1,51 @@
+"""The crisis screen: high recall on disclosures, quiet on everyday sadness."""
+
+from __future__ import annotations
+
+import pytest
+
+from empathygraph.schemas import RiskCategory
+from empathygraph.tools.safety import screen
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("I want to kill myself", RiskCategory.SELF_HARM),
+        ("lately I think about ending my life", RiskCategory.SELF_HARM),
+        ("everyone would be better off without me", RiskCategory.SELF_HARM),
+        ("I don't want to wake up tomorrow", RiskCategory.SELF_HARM),
+        ("I started cutting myself again", RiskCategory.SELF_HARM),
+        ("I have suicidal thoughts", RiskCategory.SELF_HARM),
+        ("I’ve been planning to end it all", RiskCategory.SELF_HARM),
+        ("my boyfriend hits me when he is drunk", RiskCategory.ABUSE),
+        ("I'm afraid to go home because of my dad", RiskCategory.ABUSE),
+        ("I have crushing chest pain and my arm is numb", RiskCategory.MEDICAL_EMERGENCY),
+        ("I took too many pills an hour ago", RiskCategory.MEDICAL_EMERGENCY),
+        ("I can't breathe properly", RiskCategory.MEDICAL_EMERGENCY),
+    ],
+)
+def test_disclosures_are_caught(text, category):
+    result = screen(text)
+    assert result.category is category
+    assert result.matched and result.score >= 0.6
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I failed my exam and I feel terrible",
+        "My dog died yesterday",
+        "This traffic is killing me",
+        "I'm dying to see the new movie",
+        "my boss is driving me crazy",
+    ],
+)
+def test_everyday_distress_is_not_flagged(text):
+    assert screen(text).category is RiskCategory.NONE
+
+
+def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
+    result = screen("He hits me and I want to die")
+    assert result.category is RiskCategory.SELF_HARM
+    assert len(result.matched) == 2
