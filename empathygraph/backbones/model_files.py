@@ -115,6 +115,7 @@ def resolve_model_path(model: str, cache_dir: Path | None = None) -> Path:
         return path
     if len(preset.packages) == 1:
         path = _piece(preset.packages[0])
+        _verify(path, preset)
         return path
     target = (cache_dir or default_home() / "models") / preset.filename
     if target.is_file() and (preset.size is None or target.stat().st_size == preset.size):

@@ -1,0 +1,58 @@
+"""Build your own empathy graph: replace one agent and add another.
+
+Run it (offline, on the embedded default model):
+
+    .venv/bin/python examples/custom_graph.py "I finally finished my first marathon!"
+
+What it changes in the default graph:
+- ``gratitude_note``, a new rule-based step after ``emotion_cause``: for positive
+  emotions it asks the response agent to celebrate rather than console;
+- ``response`` replaced by a wrapper that runs the stock response agent, then adds a
+  gentle follow-up question when the reply asks nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from langgraph.runtime import Runtime
+
+from empathygraph import Empathizer, MergState, RunContext, build_graph, load_config
+from empathygraph.agents.response import response_node
+from empathygraph.schemas import LabelScore
+
+
+def gratitude_note(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """Flag happy news, so the reply celebrates it (a cue every later agent can read)."""
+    emotion = state["emotion"]
+    if emotion.valence > 0.3:
+        return {"cues": {"celebrate": LabelScore(label=emotion.emotion.value, score=emotion.intensity)}}
+    return {}
+
+
+def response_with_follow_up(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """The stock response agent, plus an open question when its reply asks none."""
+    update = response_node(state, runtime)
+    plan = update["response"]
+    if "?" not in plan.text:
+        question = " What was the best part?" if "celebrate" in state.get("cues", {}) else " How are you feeling now?"
+        update["response"] = plan.model_copy(update={"text": plan.text + question})
+    return update
+
+
+def main(text: str) -> None:
+    config = load_config(overrides=["sessions.db=:memory:", "generators.speech=none", "generators.avatar=none"])
+    graph = build_graph(
+        config,
+        nodes={"response": response_with_follow_up},
+        insert_after={"emotion_cause": ("gratitude_note", gratitude_note)},
+    )
+    result = Empathizer(config, graph=graph).respond(text)
+    print(f"emotion:  {result.emotion.emotion.value} (valence {result.emotion.valence:+.1f})")
+    print(f"strategy: {result.empathy.strategy.value}")
+    print(f"reply:    {result.reply}")
+    print("steps:    " + " -> ".join(step.step for step in result.steps))
+
+
+if __name__ == "__main__":
+    main(" ".join(sys.argv[1:]) or "I finally finished my first marathon!")
