@@ -1,15 +1,31 @@
-"""Terminal views of a turn: live progress while agents work, and the reasoning tree."""
+"""Terminal views of a turn: live progress while agents work, the reasoning tree, trace replay."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from collections.abc import Iterator
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markup import escape
+from rich.spinner import Spinner
+from rich.text import Text
 from rich.tree import Tree
 
 from empathygraph.session import TurnResult, UpdateHandler
+from empathygraph.trace.events import (
+    MediaReady,
+    ReplyToken,
+    StepFinished,
+    StepStarted,
+    TurnEvent,
+    TurnFinished,
+    Verdict,
+)
+from empathygraph.trace.records import StepRecord
+from empathygraph.trace.replay import TraceTurn, decisions, headline
 
 STEP_LABELS = {
     "begin_turn": "turn opened",
@@ -76,4 +92,113 @@ def reasoning_tree(result: TurnResult) -> Tree:
     for step in result.steps:
         if step.fallback or step.error:
             tree.add(f"[yellow]{step.step}[/yellow]: {step.fallback or step.error}")
+    return tree
+
+
+class _RunningSteps:
+    """What is in flight: a spinner per running step with its elapsed time, and the reply so far."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, float] = {}
+        self.reply = ""
+
+    def __rich__(self) -> RenderableType:
+        now = time.perf_counter()
+        rows: list[RenderableType] = [
+            Spinner("dots", text=Text.from_markup(f"{STEP_LABELS.get(node, node)} [dim]{now - t0:.1f}s[/dim]"))
+            for node, t0 in self.started.items()
+        ]
+        if self.reply:
+            rows.append(Text.assemble(("listener: ", "bold magenta"), self.reply))
+        return Group(*rows)
+
+
+def _finished_line(event: StepFinished) -> str | None:
+    if event.node in ("begin_turn", "remember"):
+        return None
+    line = f"  [green]✓[/green] {STEP_LABELS.get(event.node, event.node)} [dim]{event.latency_s:.1f}s[/dim]"
+    records = [r for r in event.records if r.step.split(":")[0] == event.node]
+    said = headline(records[-1]) if records else ""
+    problems = [r.fallback or r.error for r in event.records if r.fallback or r.error]
+    if said and event.node not in ("reflection", "render"):
+        line += f" · {escape(said[:100])}"
+    if problems:
+        line += f" [yellow]({escape('; '.join(p for p in problems if p)[:100])})[/yellow]"
+    return line
+
+
+def show_live(console: Console, events: Iterable[TurnEvent]) -> TurnResult:
+    """Show a turn's events as they come; return its result.
+
+    Finished steps print one line each with their main decision; running steps
+    spin with their elapsed time; the reply appears as the LLM writes it.
+    """
+    view = _RunningSteps()
+    result: TurnResult | None = None
+    with Live(view, console=console, refresh_per_second=8, transient=True) as live:
+        for event in events:
+            match event:
+                case StepStarted(node=node):
+                    view.started[node] = time.perf_counter()
+                    if node == "response":
+                        view.reply = ""
+                case StepFinished(node=node):
+                    view.started.pop(node, None)
+                    line = _finished_line(event)
+                    if line:
+                        live.console.print(line, highlight=False)
+                case Verdict(critique=critique, round=round_):
+                    colour = "green" if critique.verdict == "accept" else "yellow"
+                    issues = f": {escape('; '.join(critique.issues))}" if critique.issues else ""
+                    after = f" [dim](after revision {round_})[/dim]" if round_ else ""
+                    live.console.print(f"    [{colour}]reflection: {critique.verdict}[/{colour}]{issues}{after}",
+                                       highlight=False)
+                case ReplyToken(text=text):
+                    view.reply += text
+                case MediaReady(kind=kind, path=path):
+                    live.console.print(f"    [cyan]{kind} ready:[/cyan] {escape(path)}", highlight=False)
+                case TurnFinished(result=finished):
+                    result = finished
+    if result is None:  # pragma: no cover - turn_events always ends with TurnFinished
+        raise RuntimeError("the turn's event stream ended without a result")
+    return result
+
+
+def _step_label(step: StepRecord) -> str:
+    parts = [f"{step.latency_s:.2f}s"]
+    if step.tokens.total:
+        parts.append(f"{step.tokens.prompt}+{step.tokens.completion} tok")
+    if step.retries:
+        parts.append(f"[yellow]{step.retries} retr{'y' if step.retries == 1 else 'ies'}[/yellow]")
+    if step.round:
+        parts.append(f"round {step.round}")
+    colour = "red" if step.error else "yellow" if step.fallback else "cyan"
+    return f"[{colour}]{escape(step.step)}[/{colour}] [dim]{step.kind}[/dim] · " + " · ".join(parts)
+
+
+def trace_tree(turn: TraceTurn, *, steps: list[StepRecord] | None = None, detail: bool = False) -> Tree:
+    """One turn of a trace: its steps with latency, tokens and retries, and what each decided.
+
+    Args:
+        turn: the turn to draw.
+        steps: the steps to show (default: all of the turn's).
+        detail: also show each step's prompt messages and raw LLM output.
+    """
+    tokens = turn.tokens
+    tree = Tree(f"[bold]turn {turn.turn_index + 1}[/bold] · session {escape(turn.session_id)} · "
+                f"{turn.latency_s:.1f}s · {tokens.total} tokens · {turn.retries} retries")
+    if turn.user_text:
+        tree.add(f"[bold]person:[/bold] {escape(turn.user_text)}")
+    for step in steps if steps is not None else turn.steps:
+        node = tree.add(_step_label(step))
+        for label, value in decisions(step):
+            node.add(f"[dim]{escape(label)}:[/dim] {escape(value)}")
+        if detail:
+            for message in step.prompt:
+                node.add(f"[magenta]{escape(message.get('role', '?'))}[/magenta] {escape(message.get('content', ''))}")
+            for index, attempt in enumerate(step.attempts, start=1):
+                verdict = f" [red]{escape(attempt.error)}[/red]" if attempt.error else ""
+                node.add(f"[magenta]raw {index}[/magenta] {escape(attempt.raw)}{verdict}")
+    if turn.reply:
+        tree.add(f"[bold magenta]listener:[/bold magenta] {escape(turn.reply)}")
     return tree

@@ -24,6 +24,7 @@ from empathygraph.graphs.merg import build_graph
 from empathygraph.schemas import Critique, EmotionAnalysis, EmpathyPlan, PerceptionReport, ResponsePlan
 from empathygraph.state import HistoryEntry, TurnInput
 from empathygraph.tools.toolbox import ToolBox
+from empathygraph.trace.events import STREAM_MODES, TurnEvent, turn_events
 from empathygraph.trace.records import StepRecord, TokenUsage
 from empathygraph.trace.store import write_trace
 
@@ -149,6 +150,22 @@ class Empathizer:
             context=self.context(out_dir),
             stream_mode=stream_mode,
         )
+
+    def events(
+        self,
+        turn: TurnInput | str,
+        *,
+        session_id: str = "default",
+        out_dir: Path | None = None,
+    ) -> Iterator[TurnEvent]:
+        """Run one turn, yielding typed events as they happen; the last is ``TurnFinished``.
+
+        See ``empathygraph.trace.events`` for the events (steps started and finished,
+        reflection verdicts, reply tokens, media ready).
+        """
+        started = time.perf_counter()
+        stream = self.stream(turn, session_id=session_id, out_dir=out_dir, stream_mode=STREAM_MODES)
+        yield from turn_events(stream, lambda: self._result(session_id, time.perf_counter() - started))
 
     def respond(
         self,
