@@ -110,8 +110,18 @@ def models_list() -> None:
         console.print(f"{name:20s} {preset.name:20s} packages: {preset.packages[0]}{'…' if len(preset.packages) > 1 else ''}")
 
 
+# Commands defined in their own modules register themselves on ``app`` when imported.
+import empathygraph.cli_chat
+import empathygraph.cli_graph
+import empathygraph.cli_trace  # noqa: F401
+
+
 def main() -> None:  # pragma: no cover - console entry
-    app()
+    # Under ``python -m empathygraph.cli`` this file runs as ``__main__``; the command
+    # modules registered on the importable ``empathygraph.cli.app``, so run that one.
+    from empathygraph.cli import app as registered
+
+    registered()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -114,7 +114,7 @@ class _RunningSteps:
 
 
 def _finished_line(event: StepFinished) -> str | None:
-    if event.node in ("begin_turn", "remember"):
+    if event.node in ("begin_turn", "remember") or (event.node == "render" and not event.records):
         return None
     line = f"  [green]✓[/green] {STEP_LABELS.get(event.node, event.node)} [dim]{event.latency_s:.1f}s[/dim]"
     records = [r for r in event.records if r.step.split(":")[0] == event.node]
