@@ -56,23 +56,40 @@ def synthesize(text: str, path: Path, speed: int = 160) -> Path:
     return path
 
 
-def bench_asr(tools: ToolBox, tmp: Path) -> dict:
-    if not shutil.which("espeak-ng"):
-        return {"asr_skipped": "espeak-ng not installed"}
-    clips = [synthesize(s, tmp / f"s{i}.wav") for i, s in enumerate(SENTENCES)]
-    tools.hear(clips[0])  # load the models outside the timing
+def _score_asr(recognizer, clips: list[Path]) -> dict:
     errors = words = 0
     audio_s = asr_s = 0.0
+    recognizer.transcribe(audio_io.load_audio(clips[0], max_seconds=60, max_mb=10, min_rms_db=-60).samples)  # warm
     for text, clip in zip(SENTENCES, clips):
         samples = audio_io.load_audio(clip, max_seconds=60, max_mb=10, min_rms_db=-60).samples
         t0 = time.perf_counter()
-        transcript = tools._recognizer.transcribe(samples)
+        transcript = recognizer.transcribe(samples)
         asr_s += time.perf_counter() - t0
         audio_s += len(samples) / audio_io.SAMPLE_RATE
         e, n = word_error_rate(text, transcript.text)
         errors, words = errors + e, words + n
-    return {"asr_model": tools._recognizer.name, "asr_rtf": round(asr_s / audio_s, 4),
-            "asr_wer": round(errors / words, 4), "asr_wer_data": f"{len(clips)} espeak-ng sentences"}  # fmt: skip
+    return {"rtf": round(asr_s / audio_s, 4), "wer": round(errors / words, 4)}
+
+
+def bench_asr(tools: ToolBox, tmp: Path, compare: list[str]) -> dict:
+    if not shutil.which("espeak-ng"):
+        return {"asr_skipped": "espeak-ng not installed"}
+    from empathygraph.errors import BackendError
+    from empathygraph.tools.asr import FasterWhisperRecognizer
+
+    clips = [synthesize(s, tmp / f"s{i}.wav") for i, s in enumerate(SENTENCES)]
+    default = _score_asr(tools._recognizer, clips)
+    out = {"asr_model": tools._recognizer.name, "asr_rtf": default["rtf"], "asr_wer": default["wer"],
+           "asr_wer_data": f"{len(clips)} espeak-ng sentences"}  # fmt: skip
+    others = {}
+    for name in compare:
+        try:
+            others[name] = _score_asr(FasterWhisperRecognizer(name, language="en", beam_size=1), clips)
+        except BackendError as exc:
+            others[name] = {"skipped": str(exc)}
+    if others:
+        out["asr_compare"] = others
+    return out
 
 
 def bench_face_fer(tools: ToolBox, shared: Path) -> dict:
@@ -180,7 +197,7 @@ def bench_text_cv(shared: Path) -> dict:
     from empathygraph.schemas import EDEmotion
     from empathygraph.tools.text_emotion import SentenceEncoder
 
-    examples = load_examples(shared / "data", with_esconv=True)
+    examples = load_examples(shared / "data", with_esconv=False)
     emb = SentenceEncoder().encode([e.text for e in examples])
     r = cross_validate(examples, emb, sorted(e.value for e in EDEmotion), c=0.003, folds=5)
     return {"text_emotion_top1": r["top1"], "text_emotion_top3": r["top3"], "text_emotion_eval": r}
@@ -191,6 +208,8 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared")
     parser.add_argument("--text-cv", action=argparse.BooleanOptionalAction, default=True,
                         help="cross-validate the text-emotion head (about 4 minutes on 2 cores)")  # fmt: skip
+    parser.add_argument("--asr-compare", nargs="*", default=["tiny.en", "base"],
+                        help="packaged faster-whisper models to score beside the configured one")  # fmt: skip
     args = parser.parse_args()
     tools = ToolBox()
     out: dict = {}
@@ -201,7 +220,7 @@ def main() -> None:
     tools._recognizer
     out["asr_load_s"] = round(time.perf_counter() - t0, 2)
     with tempfile.TemporaryDirectory() as tmp:
-        out |= bench_asr(tools, Path(tmp))
+        out |= bench_asr(tools, Path(tmp), args.asr_compare)
         if args.shared.is_dir():
             out |= bench_face_fer(tools, args.shared)
             out |= bench_face_mead(tools, args.shared)

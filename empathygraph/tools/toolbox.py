@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.errors import InputError
-from empathygraph.schemas import FaceCue, SafetyAssessment, TextEmotionCue, VoiceCue
+from empathygraph.errors import BackendError, InputError
+from empathygraph.schemas import FaceCue, LabelScore, SafetyAssessment, TextEmotionCue, VoiceCue
 from empathygraph.tools import audio_io, expression_trend, media_io, prosody, safety, speech_emotion
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
@@ -28,6 +28,7 @@ class ToolBox:
     def __init__(self, config: PerceptionConfig | None = None) -> None:
         self.config = config or PerceptionConfig()
         self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
+        self.text_emotion_unavailable: str | None = None
 
     # --- lazily loaded models -----------------------------------------------------------
 
@@ -55,10 +56,18 @@ class ToolBox:
         return safety.screen(text)
 
     def text_emotion(self, text: str) -> TextEmotionCue | None:
-        """Rank the 32 ED emotions for ``text``; None when disabled or the text is empty."""
-        if not self.config.text_emotion or not text.strip():
+        """Rank the 32 ED emotions for ``text``.
+
+        Returns None when text emotion is disabled, the text is empty, or the classifier
+        cannot be loaded here (its package or head missing: ``text_emotion_unavailable`` says why).
+        """
+        if not self.config.text_emotion or not text.strip() or self.text_emotion_unavailable:
             return None
-        classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        try:
+            classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        except BackendError as exc:
+            self.text_emotion_unavailable = str(exc)
+            return None
         return TextEmotionCue(top=classifier.rank(text, self.config.text_emotion_top_k), model=classifier.name)
 
     def hear(self, audio: Path) -> VoiceCue:
@@ -87,10 +96,15 @@ class ToolBox:
             features=measured.as_features() | {"asr_confidence": round(confidence, 3)},
         )
 
-    def _text_classifier_ranking(self, text: str) -> list:
-        if not self.config.text_emotion or not text.strip():
+    def _text_classifier_ranking(self, text: str) -> list[LabelScore]:
+        """The full 32-way ranking of ``text`` for the voice's valence (empty when unavailable)."""
+        if not self.config.text_emotion or not text.strip() or self.text_emotion_unavailable:
             return []
-        classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        try:
+            classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
+        except BackendError as exc:
+            self.text_emotion_unavailable = str(exc)
+            return []
         return classifier.rank(text)
 
     def see(self, media: Path) -> FaceCue:
