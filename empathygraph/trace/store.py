@@ -85,8 +85,8 @@ def parse_line(line: str) -> StepRecord:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
-        cut = " (the line looks cut off)" if exc.pos >= len(line.rstrip()) - 1 else ""
-        raise BadLine(f"not JSON: {exc.msg} at column {exc.colno}{cut}") from exc
+        cut = "; the line looks cut off" if line.lstrip().startswith("{") and not line.rstrip().endswith("}") else ""
+        raise BadLine(f"not JSON: {exc.msg} (column {exc.colno}){cut}") from exc
     if not isinstance(data, dict):
         raise BadLine(f"a JSON {type(data).__name__}, not a step record object")
     data = _upgrade(data)
@@ -118,5 +118,6 @@ def read_trace(path: Path) -> tuple[list[StepRecord], list[str]]:
     if not records:
         if not problems:
             raise TraceError(f"{path}: empty trace (no step records)")
-        raise TraceError(f"{path} is not a trace: no line is a step record; first problem: {problems[0]}")
+        first = problems[0].removeprefix(f"{path}:")
+        raise TraceError(f"{path} is not a trace: no line is a step record (line {first})")
     return records, problems
