@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -22,6 +23,14 @@ class TokenUsage(BaseModel):
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion)
+
+    @classmethod
+    def sum(cls, usages: Iterable[TokenUsage]) -> TokenUsage:
+        """The total of several usages."""
+        total = cls()
+        for usage in usages:
+            total = total + usage
+        return total
 
 
 class LLMAttempt(BaseModel):

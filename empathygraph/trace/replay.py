@@ -33,10 +33,7 @@ class TraceTurn:
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for step in self.steps:
-            total = total + step.tokens
-        return total
+        return TokenUsage.sum(step.tokens for step in self.steps)
 
     @property
     def retries(self) -> int:

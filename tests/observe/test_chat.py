@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import empathygraph.cli_chat as cli_chat
+from empathygraph import cli_chat
 from empathygraph.cli import app
 from empathygraph.trace.replay import group_turns
 from empathygraph.trace.store import read_trace

@@ -58,7 +58,7 @@ def test_langgraph_json_names_a_graph_that_studio_can_run(monkeypatch: pytest.Mo
     module, _, name = config["graphs"]["empathygraph"].partition(":")
     assert (REPO / module).is_file() and name == "graph"
 
-    import empathygraph.studio as studio
+    from empathygraph import studio
 
     context = make_empathizer().context(None)
     monkeypatch.setattr(studio, "_context", lambda overrides=(): context)

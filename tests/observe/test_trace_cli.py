@@ -85,7 +85,7 @@ def test_diff_pairs_steps_and_shows_what_changed(tmp_path: Path, session_trace: 
 
 
 def test_trace_graph_exports_reasoning(tmp_path: Path, session_trace: Path):
-    code, out = cli("trace", "graph", session_trace, "--turn", "2", "-o", tmp_path / "r.graphml")
+    code, _ = cli("trace", "graph", session_trace, "--turn", "2", "-o", tmp_path / "r.graphml")
     assert code == 0
     graph = nx.read_graphml(tmp_path / "r.graphml")
     kinds = {data["kind"] for _, data in graph.nodes(data=True)}
