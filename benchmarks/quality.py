@@ -1,0 +1,77 @@
+"""Quality benchmark: the graph and both baselines on fixed slices of the shared validation data.
+
+Prints one JSON object: per system ``ed_emotion_acc``, ``esconv_strategy_acc``, ``dist2``,
+``bleu2``, ``rougeL``, ``seconds_per_sample``, and the slice sizes. ED replies are scored
+against the listener's first turn, ESConv replies against the supporter's reply. The ED
+text-emotion head is refitted without the evaluated conversations (the shipped head is
+trained on ED valid). Predictions are cached under ``--out``, so a rerun resumes.
+
+    python benchmarks/quality.py --ed-limit 200 --esconv-limit 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from empathygraph.config import load_config
+from empathygraph.eval.harness import SYSTEMS, Harness, evaluate, spread
+from empathygraph.eval.heldout import HeldOutToolBox
+from empathygraph.eval.loaders import load_dataset
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def pick(result: dict, system: str, section: str, key: str) -> float | None:
+    return result["systems"].get(system, {}).get(section, {}).get(key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=SHARED)
+    parser.add_argument("--ed-limit", type=int, default=200, help="ED conversations (first speaker turn each)")
+    parser.add_argument("--esconv-limit", type=int, default=100, help="ESConv supporter replies")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--config", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=Path("runs/quality"))
+    args = parser.parse_args()
+    if not args.data.is_dir():
+        sys.exit(f"shared data not found at {args.data}")
+    config = load_config(args.config)
+    systems = [s for s in args.systems.split(",") if s]
+
+    ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
+    ed_ids = [s.id for s in spread(load_dataset("ed", ed_path).samples, args.ed_limit)]
+    ed_harness = Harness(config, toolbox=HeldOutToolBox(config.perception, ed_path, ed_ids))
+    ed = evaluate(ed_harness, "ed", ed_path, args.out / "ed", systems=systems, limit=args.ed_limit, media=False)
+    esconv_harness = Harness(config, backbone=ed_harness.backbone)
+    esconv = evaluate(esconv_harness, "esconv", args.data / "esconv" / "valid.jsonl", args.out / "esconv",
+                      systems=systems, limit=args.esconv_limit, media=False)
+
+    report: dict = {"slices": {"ed_conversations": ed["slice"]["n"], "esconv_supporter_turns": esconv["slice"]["n"]},
+                    "backbone": ed["backbone"], "commit": ed["commit"]}
+    for name in systems:
+        ed_n = ed["systems"][name]["n"]
+        es_n = esconv["systems"][name]["n"]
+        seconds = [r["systems"][name]["cost"].get("seconds_per_sample") for r in (ed, esconv)]
+        report[name] = {
+            "ed_emotion_acc": pick(ed, name, "emotion", "accuracy"),
+            "ed_emotion_macro_f1": pick(ed, name, "emotion", "macro_f1"),
+            "esconv_strategy_acc": pick(esconv, name, "strategy", "accuracy"),
+            "dist2": pick(ed, name, "generation", "dist2"),
+            "bleu2": pick(ed, name, "generation", "bleu2"),
+            "rougeL": pick(ed, name, "generation", "rougeL"),
+            "esconv_bleu2": pick(esconv, name, "generation", "bleu2"),
+            "esconv_rougeL": pick(esconv, name, "generation", "rougeL"),
+            "esconv_dist2": pick(esconv, name, "generation", "dist2"),
+            "seconds_per_sample": round(sum(s * n for s, n in zip(seconds, (ed_n, es_n)) if s) / (ed_n + es_n), 3)
+            if any(seconds) else None,
+            "errors": ed["systems"][name]["errors"] + esconv["systems"][name]["errors"],
+        }
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Evaluation: dataset loaders, metrics, systems under test, the runner and its report."""

@@ -1,0 +1,108 @@
+"""Evaluate systems on one dataset file: load, slice, predict (cached), score, report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from empathygraph.backbones.base import Backbone
+from empathygraph.config import Config
+from empathygraph.eval.loaders import load_dataset
+from empathygraph.eval.report import git_commit, write_report
+from empathygraph.eval.runner import PredictionCache, fingerprint, run_system, score
+from empathygraph.eval.samples import Sample
+from empathygraph.eval.systems import ClassifierSystem, GraphSystem, Prediction, SinglePromptSystem, System
+from empathygraph.session import Empathizer
+from empathygraph.tools.toolbox import ToolBox
+
+SYSTEMS = ("graph", "single_prompt", "classifier")
+ProgressFactory = Callable[[str, int], Callable[[Prediction], None]]
+
+
+def spread(samples: Sequence[Sample], limit: int | None) -> list[Sample]:
+    """``limit`` samples spread evenly over the file (all when None), so a slice spans many conversations."""
+    if limit is None or limit >= len(samples):
+        return list(samples)
+    step = len(samples) / limit
+    return [samples[int(i * step)] for i in range(limit)]
+
+
+@dataclass
+class Harness:
+    """What the systems share: one configuration, backbone and set of perception tools."""
+
+    config: Config
+    backbone: Backbone | None = None
+    toolbox: ToolBox | None = None
+
+    def __post_init__(self) -> None:
+        # Every sample is its own session; nothing of an evaluation belongs in the user's session store.
+        self.config = self.config.model_copy(update={"sessions": self.config.sessions.model_copy(update={"db": ":memory:"})})
+        self.toolbox = self.toolbox or ToolBox(self.config.perception)
+        self._empathizer: Empathizer | None = None
+
+    @property
+    def empathizer(self) -> Empathizer:
+        if self._empathizer is None:
+            self._empathizer = Empathizer(self.config, backbone=self.backbone, toolbox=self.toolbox)
+            self.backbone = self._empathizer.backbone
+        return self._empathizer
+
+    def system(self, name: str, media_dir: Path | None = None) -> System:
+        """Build a system by name (see ``SYSTEMS``)."""
+        if name == "graph":
+            return GraphSystem(self.empathizer, media_dir=media_dir)
+        if name == "single_prompt":
+            agents = self.config.agents
+            return SinglePromptSystem(self.empathizer.backbone, history_turns=agents.history_turns,
+                                      reply_max_words=agents.reply_max_words, repair_attempts=agents.repair_attempts)
+        if name == "classifier":
+            from empathygraph.agents.strategy_prior import default_prior
+
+            return ClassifierSystem(self.toolbox, default_prior())
+        raise ValueError(f"unknown system '{name}' (known: {', '.join(SYSTEMS)})")
+
+    def concurrency(self, system: System, wanted: int) -> int:
+        """Samples in flight: ``wanted`` against a server backbone, one for in-process models."""
+        return wanted if system.uses_llm and self.config.backbone.kind == "openai" else 1
+
+
+def evaluate(
+    harness: Harness,
+    dataset: str,
+    path: Path,
+    out: Path,
+    *,
+    systems: Sequence[str] = SYSTEMS,
+    limit: int | None = None,
+    concurrency: int = 1,
+    media: bool = False,
+    progress: ProgressFactory | None = None,
+) -> dict:
+    """Run ``systems`` on ``limit`` samples of ``path``; write the report into ``out``; return the result."""
+    loaded = load_dataset(dataset, path)
+    samples = spread(loaded.samples, limit)
+    config_dump = harness.config.model_dump(mode="json")
+    result: dict = {
+        "dataset": dataset,
+        "load": loaded.summary(),
+        "slice": {"n": len(samples), "how": "all samples" if limit is None or limit >= len(loaded.samples)
+                  else f"{len(samples)} of {len(loaded.samples)}, evenly spaced"},
+        "config": config_dump,
+        "commit": git_commit(),
+        "systems": {},
+    }
+    for name in systems:
+        system = harness.system(name, media_dir=out / "media" / name if media and name == "graph" else None)
+        key = fingerprint(name, config_dump if system.uses_llm else config_dump["perception"], str(Path(path).resolve()),
+                          type(harness.toolbox).__name__, media)
+        cache = PredictionCache(out / "cache" / f"{name}-{key}.jsonl")
+        advance = progress(name, sum(s.id not in cache.done for s in samples)) if progress else None
+        predictions = run_system(system, samples, cache, concurrency=harness.concurrency(system, concurrency),
+                                 advance=advance)
+        reader = harness.toolbox.see if media else None
+        result["systems"][name] = score(samples, predictions, expression_reader=reader)
+    result["backbone"] = harness.backbone.name if harness.backbone is not None else "none (no LLM system ran)"
+    write_report(result, out)
+    return result

@@ -1,0 +1,78 @@
+"""Read JSON and JSON Lines files item by item, keeping each item's line number for error messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from empathygraph.errors import EmpathyGraphError
+
+
+class DatasetError(EmpathyGraphError):
+    """A dataset file is missing, unreadable or of the wrong format as a whole."""
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text; a clear error when it is missing or not text."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"dataset file not found: {path}")
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: is not a UTF-8 text file") from None
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:
+    """Yield (line, object, error) per non-empty line; object is None when the line is not JSON."""
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, f"not JSON ({exc.msg})"
+
+
+def _skip(text: str, pos: int, chars: str = " \t\r\n") -> int:
+    while pos < len(text) and text[pos] in chars:
+        pos += 1
+    return pos
+
+
+def iter_json_items(path: str | Path) -> Iterator[tuple[str | int, int, Any]]:
+    """Yield (key or index, line, value) for each top-level item of a JSON array or object.
+
+    Raises:
+        DatasetError: the file is not a JSON array or object.
+    """
+    text = read_text(path)
+    decoder = json.JSONDecoder()
+    pos = _skip(text, 0)
+    if pos >= len(text) or text[pos] not in "[{":
+        raise DatasetError(f"{path}:{_line_of(text, pos)}: expected a JSON array or object")
+    is_object = text[pos] == "{"
+    pos, index = _skip(text, pos + 1), 0
+    line, counted = 1, 0  # lines counted up to ``counted``, so the scan stays linear
+    try:
+        while pos < len(text) and text[pos] not in "]}":
+            key: str | int = index
+            if is_object:
+                key, pos = decoder.raw_decode(text, pos)
+                pos = _skip(text, pos)
+                if text[pos] != ":":
+                    raise ValueError("expected ':'")
+                pos = _skip(text, pos + 1)
+            line, counted = line + text.count("\n", counted, pos), pos
+            value, pos = decoder.raw_decode(text, pos)
+            yield key, line, value
+            index += 1
+            pos = _skip(text, _skip(text, pos), " \t\r\n,")
+    except (ValueError, IndexError) as exc:
+        raise DatasetError(f"{path}:{_line_of(text, pos)}: not valid JSON ({exc})") from None
