@@ -40,7 +40,7 @@ MEAD_TO_COARSE = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "hap
 
 def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
     """Return (edit distance in words, reference length) after lowercasing and dropping punctuation."""
-    norm = lambda s: "".join(c if c.isalnum() or c.isspace() else " " for c in s.lower()).split()  # noqa: E731
+    norm = lambda s: "".join(c if c.isalnum() or c.isspace() else " " for c in s.lower()).split()
     ref, hyp = norm(reference), norm(hypothesis)
     d = list(range(len(hyp) + 1))
     for i, r in enumerate(ref, 1):
@@ -148,8 +148,8 @@ def bench_speech_va(tools: ToolBox, shared: Path) -> dict:
     gold: dict[str, list[float]] = {"valence": [], "arousal": []}
     for name in sorted(truth["valence"]):
         cue = tools.hear(folder / name)
-        for dim in pred:
-            pred[dim].append(getattr(cue, dim))
+        for dim, values in pred.items():
+            values.append(getattr(cue, dim))
             gold[dim].append(float(truth[dim][name]))
     r = {dim: float(np.corrcoef(pred[dim], gold[dim])[0, 1]) for dim in pred}
     return {"speech_valence_r": round(r["valence"], 4), "speech_arousal_r": round(r["arousal"], 4),
@@ -217,7 +217,7 @@ def main() -> None:
     tools.text_emotion("warm up")
     out["text_emotion_load_s"] = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
-    tools._recognizer
+    _ = tools._recognizer  # loads the ASR model
     out["asr_load_s"] = round(time.perf_counter() - t0, 2)
     with tempfile.TemporaryDirectory() as tmp:
         out |= bench_asr(tools, Path(tmp), args.asr_compare)

@@ -96,8 +96,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("empathygraph/tools/data/text_emotion_head.npz"))
     parser.add_argument("--c", type=float, nargs="+", default=[0.05], help="regularisation strengths to compare")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--esconv", action=argparse.BooleanOptionalAction, default=False,
-                        help="add ESConv situations (emotion mapped to ED); measured to lower top-1 0.407 -> 0.395")
+    parser.add_argument(
+        "--esconv",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="add ESConv situations (emotion mapped to ED); measured to lower top-1 0.407 -> 0.395",
+    )
     parser.add_argument("--cache", type=Path, default=None, help="npy file to cache embeddings in")
     args = parser.parse_args()
 

@@ -6,6 +6,7 @@ no model is loaded, so it costs a few milliseconds per second of audio.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import asdict, dataclass
@@ -94,7 +95,7 @@ def _median_smooth(f0: np.ndarray, width: int = 5) -> np.ndarray:
 
 
 def _pauses(words: list[Word]) -> tuple[list[float], float]:
-    gaps = [b.start - a.end for a, b in zip(words, words[1:])]
+    gaps = [b.start - a.end for a, b in itertools.pairwise(words)]
     span = words[-1].end - words[0].start if words else 0.0
     return [g for g in gaps if g > _PAUSE_S], span
 

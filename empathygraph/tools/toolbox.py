@@ -45,7 +45,7 @@ class ToolBox:
     def _face_models(self) -> tuple[FaceDetector, ExpressionClassifier]:
         return FaceDetector(self.config.face_detect_width), ExpressionClassifier()
 
-    def _load(self, lock: str, name: str):  # noqa: ANN202 - returns whichever model ``name`` holds
+    def _load(self, lock: str, name: str):
         with self._locks[lock]:
             return getattr(self, name)
 

@@ -10,7 +10,7 @@ import pytest
 from empathygraph.errors import InputError
 from empathygraph.tools import audio_io, media_io
 
-LIMITS = dict(max_seconds=30.0, max_mb=5.0, min_rms_db=-50.0)
+LIMITS = {"max_seconds": 30.0, "max_mb": 5.0, "min_rms_db": -50.0}
 
 
 def test_stereo_44k_is_downmixed_and_resampled(tmp_path: Path, write_wav) -> None:
