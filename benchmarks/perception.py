@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from empathygraph.tools import audio_io, media_io
-from empathygraph.tools.face import MODEL_LABELS
+from empathygraph.tools.face import MODEL_LABELS, crop
 from empathygraph.tools.toolbox import ToolBox
 
 SENTENCES = [
@@ -98,7 +98,7 @@ def bench_face_fer(tools: ToolBox, shared: Path) -> dict:
         return {}
     import cv2
 
-    _, classifier = tools._face_models
+    _, classifier, _ = tools._face_models
     per: dict[str, list[bool]] = {}
     for f in files:
         probs = classifier.probabilities(cv2.imread(f, cv2.IMREAD_GRAYSCALE))
@@ -115,7 +115,7 @@ def bench_face_mead(tools: ToolBox, shared: Path) -> dict:
         return {}
     import cv2
 
-    detector, classifier = tools._face_models
+    detector, classifier, mesh = tools._face_models
     frames = [f for c in clips[:3] for f in media_io.sample_video(Path(c), fps=30, max_frames=40, max_seconds=60,
                                                                   max_mb=100)]  # fmt: skip
     t0 = time.perf_counter()
@@ -123,9 +123,9 @@ def bench_face_mead(tools: ToolBox, shared: Path) -> dict:
         grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
         box = detector.largest(grey)
         if box is not None:
-            from empathygraph.tools.face import crop
-
             classifier.probabilities(crop(grey, box))
+            if mesh is not None:
+                mesh.landmarks(frame.image, box)
     fps = len(frames) / (time.perf_counter() - t0)
     top_hits, scored, seen = [], 0, 0
     for clip in clips:

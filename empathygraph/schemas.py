@@ -322,3 +322,6 @@ class FaceCue(Record):
     distribution: list[LabelScore] = Field(default_factory=list)
     peak: CoarseEmotion | None = None
     trend: str | None = None
+    features: dict[str, float] = Field(
+        default_factory=dict, description="facial geometry from landmarks, averaged over frames (mouth_open, smile, …)"
+    )

@@ -36,6 +36,7 @@ class PerceptionConfig(BaseModel):
     face_frames_per_second: float = Field(default=4.0, gt=0, description="frames sampled from a video")
     face_max_frames: int = Field(default=48, ge=1)
     face_detect_width: int = Field(default=320, ge=64, description="frames are shrunk to this width to find faces")
+    face_landmarks: bool = Field(default=True, description="run the 468-point face mesh and report facial geometry")
 
     # --- where model files live when a user brings their own --------------------------------
     model_dir: Path | None = Field(default=None, description="extra folder searched for model files")

@@ -15,10 +15,11 @@ import numpy as np
 
 from empathygraph.errors import BackendError, InputError
 from empathygraph.schemas import FaceCue, LabelScore, SafetyAssessment, TextEmotionCue, VoiceCue
-from empathygraph.tools import audio_io, expression_trend, media_io, prosody, safety, speech_emotion
+from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, prosody, safety, speech_emotion
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
+from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.text_emotion import TextEmotionClassifier
 
 
@@ -42,8 +43,9 @@ class ToolBox:
         return load_recognizer(c.asr_backend, c.asr_model, language=c.asr_language, beam_size=c.asr_beam_size)
 
     @cached_property
-    def _face_models(self) -> tuple[FaceDetector, ExpressionClassifier]:
-        return FaceDetector(self.config.face_detect_width), ExpressionClassifier()
+    def _face_models(self) -> tuple[FaceDetector, ExpressionClassifier, FaceMesh | None]:
+        mesh = FaceMesh() if self.config.face_landmarks else None
+        return FaceDetector(self.config.face_detect_width), ExpressionClassifier(), mesh
 
     def _load(self, lock: str, name: str):
         with self._locks[lock]:
@@ -128,13 +130,19 @@ class ToolBox:
             if video
             else [media_io.load_image(media, max_pixels=c.max_image_pixels, max_mb=c.max_media_mb)]
         )
-        detector, classifier = self._load("face", "_face_models")
+        detector, classifier, mesh = self._load("face", "_face_models")
         rows: list[np.ndarray] = []
+        shapes: list[dict[str, float]] = []
         for frame in frames:
             grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
             box = detector.largest(grey)
-            if box is not None:
-                rows.append(classifier.probabilities(crop(grey, box)))
+            if box is None:
+                continue
+            rows.append(classifier.probabilities(crop(grey, box)))
+            if mesh is not None:
+                points, presence = mesh.landmarks(frame.image, box)
+                if presence >= 0.5:
+                    shapes.append(landmarks.geometry(points))
         if not rows:
             where = f"any of {len(frames)} sampled frames" if video else "the image"
             raise InputError(f"no face found in {where}", media)
@@ -146,4 +154,5 @@ class ToolBox:
             distribution=summary.distribution,
             peak=summary.peak,
             trend=summary.trend,
+            features={k: round(float(np.mean([g[k] for g in shapes])), 4) for k in shapes[0]} if shapes else {},
         )

@@ -75,3 +75,24 @@ def test_see_reads_mead_faces(toolbox, shared: Path) -> None:
 def test_see_reads_a_portrait(toolbox, shared: Path) -> None:
     cue = toolbox.see(shared / "media/portraits/age25_001.jpg")
     assert cue.frames == 1 and abs(sum(s.score for s in cue.distribution) - 1) < 0.01
+
+
+def test_landmarks_follow_the_face_and_read_a_smile(toolbox) -> None:
+    media = Path(__file__).parents[2] / "examples" / "media"
+    happy, sad = toolbox.see(media / "happy_face.jpg"), toolbox.see(media / "sad_face.jpg")
+    assert set(happy.features) == {"mouth_open", "smile", "mouth_width", "eye_open", "brow_raise"}
+    assert happy.features["smile"] > sad.features["smile"]
+
+
+def test_mesh_points_land_inside_the_face_box(shared: Path) -> None:
+    import cv2
+
+    from empathygraph.tools.face import FaceDetector
+    from empathygraph.tools.landmarks import FaceMesh
+
+    image = cv2.imread(str(shared / "media/portraits/age40_002.jpg"))
+    box = FaceDetector(320).largest(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    points, presence = FaceMesh().landmarks(image, box)
+    assert points.shape == (468, 3) and presence > 0.9
+    inside = (points[:, 0] > box.x - 0.2 * box.w) & (points[:, 0] < box.x + 1.2 * box.w)
+    assert inside.mean() > 0.95
