@@ -53,10 +53,7 @@ class TurnResult(BaseModel):
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for step in self.steps:
-            total = total + step.tokens
-        return total
+        return TokenUsage.total_of(step.tokens for step in self.steps)
 
     @property
     def llm_calls(self) -> int:

@@ -46,10 +46,7 @@ class Answer(Generic[T]):
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for attempt in self.attempts:
-            total = total + attempt.tokens
-        return total
+        return TokenUsage.total_of(attempt.tokens for attempt in self.attempts)
 
     @property
     def retries(self) -> int:

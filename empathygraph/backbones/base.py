@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessageChunk
+from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
@@ -43,6 +46,25 @@ def json_schema_format(schema: type[BaseModel], style: SchemaFormat = "json_sche
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
     }
+
+
+def usage_metadata(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
+    """LangChain's usage record for one call."""
+    return {"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
+def token_chunk(text: str, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """One streamed piece of text, announced to the callbacks (LangGraph's messages stream)."""
+    chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+    if run_manager:
+        run_manager.on_llm_new_token(text, chunk=chunk)
+    return chunk
+
+
+def usage_chunk(prompt_tokens: int, completion_tokens: int) -> ChatGenerationChunk:
+    """The closing empty chunk of a stream, carrying the token usage."""
+    return ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage_metadata(prompt_tokens, completion_tokens)))
 
 
 @dataclass

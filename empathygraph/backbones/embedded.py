@@ -14,11 +14,11 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
-from empathygraph.backbones.base import without_max_length
+from empathygraph.backbones.base import token_chunk, usage_chunk, usage_metadata, without_max_length
 from empathygraph.errors import BackendError
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -100,11 +100,7 @@ class ChatLlamaCpp(BaseChatModel):
         with self._lock:
             result = llama.create_chat_completion(messages=_as_dicts(messages), **self._params(stop, kwargs))
         usage = result.get("usage") or {}
-        metadata = {
-            "input_tokens": usage.get("prompt_tokens", 0),
-            "output_tokens": usage.get("completion_tokens", 0),
-            "total_tokens": usage.get("total_tokens", 0),
-        }
+        metadata = usage_metadata(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
         text = result["choices"][0]["message"]["content"] or ""
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=metadata))])
 
@@ -125,11 +121,7 @@ class ChatLlamaCpp(BaseChatModel):
                 if not text:
                     continue
                 produced += 1
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-                if run_manager:
-                    run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
+                yield token_chunk(text, run_manager)
             # After generation the context holds prompt + completion tokens.
             prompt_tokens = max(llama.n_tokens - produced, 0)
-        usage = {"input_tokens": prompt_tokens, "output_tokens": produced, "total_tokens": prompt_tokens + produced}
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))
+        yield usage_chunk(prompt_tokens, produced)

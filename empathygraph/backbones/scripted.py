@@ -12,9 +12,11 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
+
+from empathygraph.backbones.base import token_chunk, usage_chunk, usage_metadata
 
 Answer = str | dict[str, Any]
 Responder = Callable[[list[BaseMessage], str | None], Answer]
@@ -86,8 +88,8 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         text = self._answer(messages, self._schema_name(kwargs))
-        usage = {"input_tokens": sum(len(str(m.content).split()) for m in messages), "output_tokens": len(text.split())}
-        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        # Words stand in for tokens: a scripted model has no tokenizer.
+        usage = usage_metadata(sum(len(str(m.content).split()) for m in messages), len(text.split()))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
 
     def _stream(
@@ -99,9 +101,6 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         message = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
         for index, piece in enumerate(str(message.content).split(" ")):
-            text = piece if index == 0 else " " + piece
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-            if run_manager:
-                run_manager.on_llm_new_token(text, chunk=chunk)
-            yield chunk
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=message.usage_metadata))
+            yield token_chunk(piece if index == 0 else " " + piece, run_manager)
+        usage = message.usage_metadata or {}
+        yield usage_chunk(usage.get("input_tokens", 0), usage.get("output_tokens", 0))

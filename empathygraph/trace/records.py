@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -23,6 +24,11 @@ class TokenUsage(BaseModel):
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion)
+
+    @classmethod
+    def total_of(cls, usages: Iterable[TokenUsage]) -> TokenUsage:
+        """The sum of several usages."""
+        return sum(usages, cls())
 
     @classmethod
     def sum(cls, usages: Iterable[TokenUsage]) -> TokenUsage:

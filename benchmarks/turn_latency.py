@@ -1,0 +1,135 @@
+"""Turn latency of the MERG graph: text in, plan out. Prints one JSON object.
+
+    .venv/bin/python benchmarks/turn_latency.py [--turns 6]
+
+Measured in one process, in this order: the framework's own overhead (the same graph
+with an instant scripted model and a SQLite session store), the default embedded
+model (after one warm-up turn), then the ``fast`` preset. Each turn is a fresh session
+so turns do not see each other. No media is rendered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from empathygraph import Config, Empathizer  # noqa: E402
+from empathygraph.backbones import ScriptedChatModel, wrap_chat_model  # noqa: E402
+
+TURNS = [
+    "My mom passed away last month. I keep picking up the phone to call her every Sunday and then I remember.",
+    "I got the rejection email today. Third final-round interview this year and I still didn't get the job.",
+    "Guess what, my sister just had her baby this morning! I'm an aunt now and I can't stop smiling.",
+    "My chemistry final is tomorrow morning and my mind just goes blank every time I open my notes.",
+    "Since I moved to this new city nobody really talks to me. Some days I don't say a single word out loud.",
+    "My manager presented my whole project to the directors as his own idea. I worked weekends on that.",
+    "My best friend forgot my birthday again, and she posted photos from a party the same night.",
+]
+WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
+
+INSTANT_SCRIPT = {
+    "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "cause": "I", "intensity": "medium"},
+    "CauseDraft": {"scenario": "an event", "cause": "I", "intensity": "medium"},
+    "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings", "rationale": "it helps"},
+    "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
+    "ReflectionDraft": {"verdict": "accept", "advice": ""},
+}
+
+
+def config(db: str, **backbone: object) -> Config:
+    return Config.model_validate({
+        "backbone": backbone,
+        "sessions": {"db": db},
+        "generators": {"speech": "none", "avatar": "none"},
+    })
+
+
+def first_reply_token_seconds(empathizer: Empathizer, text: str, session: str) -> tuple[float, float]:
+    """(seconds to the response agent's first streamed token, whole turn seconds)."""
+    started = time.perf_counter()
+    first = None
+    for mode, payload in empathizer.stream(text, session_id=session, stream_mode=["messages", "updates"]):
+        if mode == "messages" and first is None:
+            chunk, meta = payload
+            if meta.get("langgraph_node") == "response" and getattr(chunk, "content", ""):
+                first = time.perf_counter() - started
+    total = time.perf_counter() - started
+    return (first if first is not None else total), total
+
+
+def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, object]:
+    first_tokens, seconds, calls, tokens = [], [], [], []
+    per_agent: dict[str, list[float]] = defaultdict(list)
+    for index, text in enumerate(texts):
+        session = f"{tag}-{index}-{time.time_ns()}"
+        first, total = first_reply_token_seconds(empathizer, text, session)
+        result = empathizer._result(session, total)
+        first_tokens.append(first)
+        seconds.append(total)
+        calls.append(result.llm_calls)
+        tokens.append(result.tokens.total)
+        for step in result.steps:
+            per_agent[step.step].append(step.latency_s)
+    return {
+        "turn_seconds_median": round(statistics.median(seconds), 3),
+        "turn_seconds": [round(s, 2) for s in seconds],
+        "reply_first_token_seconds": round(statistics.median(first_tokens), 3),
+        "llm_calls_per_turn": statistics.median(calls),
+        "tokens_per_turn": statistics.median(tokens),
+        "per_agent_seconds_median": {k: round(statistics.median(v), 3) for k, v in per_agent.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=6, help="measured turns per model (>= 5)")
+    parser.add_argument("--skip-fast", action="store_true")
+    args = parser.parse_args()
+    texts = (TURNS * 2)[: args.turns]
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "sessions.sqlite")
+        scripted = Empathizer(config(db), backbone=wrap_chat_model(ScriptedChatModel(script=INSTANT_SCRIPT)))
+        scripted.toolbox.config.text_emotion = False  # the framework alone, no perception models
+        scripted.respond(WARM_UP, session_id="warm")
+        overhead = [scripted.respond(t, session_id=f"o{i}").seconds * 1000 for i, t in enumerate(texts * 5)]
+
+        default = Empathizer(config(db))
+        default.respond(WARM_UP, session_id="warm-default")
+        main_run = measure(default, texts, "default")
+        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        del default
+
+        fast_run = None
+        if not args.skip_fast:
+            fast = Empathizer(config(db, model="fast"))
+            fast.respond(WARM_UP, session_id="warm-fast")
+            fast_run = measure(fast, texts, "fast")
+
+    report = {
+        "turn_seconds_median": main_run["turn_seconds_median"],
+        "turn_seconds_median_fast": fast_run["turn_seconds_median"] if fast_run else None,
+        "reply_first_token_seconds": main_run["reply_first_token_seconds"],
+        "llm_calls_per_turn": main_run["llm_calls_per_turn"],
+        "tokens_per_turn": main_run["tokens_per_turn"],
+        "overhead_ms_median": round(statistics.median(overhead), 2),
+        "peak_rss_mb": round(peak_rss_mb, 1),
+        "per_agent_seconds_median": main_run["per_agent_seconds_median"],
+        "turn_seconds": main_run["turn_seconds"],
+        "fast": fast_run,
+        "turns_measured": len(texts),
+        "model": "qwen2.5-coder-1.5b (Q4_K_M, llama.cpp)",
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
