@@ -53,7 +53,7 @@ class TurnResult(BaseModel):
 
     @property
     def tokens(self) -> TokenUsage:
-        return TokenUsage.total_of(step.tokens for step in self.steps)
+        return TokenUsage.sum(step.tokens for step in self.steps)
 
     @property
     def llm_calls(self) -> int:

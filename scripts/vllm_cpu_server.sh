@@ -21,7 +21,7 @@ fi
 "$VENV/bin/pip" uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
 
 if [ ! -f "$MODEL_DIR/config.json" ]; then
-  GGUF=$(.venv/bin/empathygraph models prepare fast | tail -1 | sed -E 's/^fast: *//; s/ \([0-9]+ MB\)$//')
+  GGUF=$(.venv/bin/python -c "from empathygraph.backbones.model_files import resolve_model_path; print(resolve_model_path('fast'))")
   "$VENV/bin/python" scripts/convert_gguf_to_safetensors.py "$GGUF" "$MODEL_DIR" >/dev/null
 fi
 

@@ -46,7 +46,7 @@ class Answer(Generic[T]):
 
     @property
     def tokens(self) -> TokenUsage:
-        return TokenUsage.total_of(attempt.tokens for attempt in self.attempts)
+        return TokenUsage.sum(attempt.tokens for attempt in self.attempts)
 
     @property
     def retries(self) -> int:

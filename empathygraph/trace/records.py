@@ -26,11 +26,6 @@ class TokenUsage(BaseModel):
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion)
 
     @classmethod
-    def total_of(cls, usages: Iterable[TokenUsage]) -> TokenUsage:
-        """The sum of several usages."""
-        return sum(usages, cls())
-
-    @classmethod
     def sum(cls, usages: Iterable[TokenUsage]) -> TokenUsage:
         """The total of several usages."""
         total = cls()
