@@ -104,7 +104,8 @@ def chat(
         while True:
             try:
                 line = console.input("[bold]you:[/bold] ").strip()
-            except EOFError:
+            except EOFError:  # end of piped input, or Ctrl-D
+                console.print()
                 break
             command, _, argument = line.partition(" ") if line.startswith("/") else ("", "", line)
             try:
