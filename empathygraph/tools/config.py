@@ -35,7 +35,8 @@ class PerceptionConfig(BaseModel):
     max_media_mb: float = Field(default=200.0, gt=0)
     face_frames_per_second: float = Field(default=4.0, gt=0, description="frames sampled from a video")
     face_max_frames: int = Field(default=48, ge=1)
-    face_detect_width: int = Field(default=320, ge=64, description="frames are shrunk to this width to find faces")
+    face_detect_width: int = Field(default=160, ge=64, description="frames are shrunk to this width to find faces")
+    face_min_size: float = Field(default=0.25, gt=0, le=1, description="smallest face, as a share of the shorter side")
     face_landmarks: bool = Field(default=True, description="run the 468-point face mesh and report facial geometry")
 
     # --- where model files live when a user brings their own --------------------------------

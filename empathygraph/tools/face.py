@@ -39,9 +39,16 @@ class Box:
 
 
 class FaceDetector:
-    """The largest frontal face in a frame, found on a shrunken grey copy."""
+    """The largest frontal face in a frame, found on a shrunken grey copy.
 
-    def __init__(self, detect_width: int) -> None:
+    Args:
+        detect_width: frames wider than this are shrunk to it before the search.
+        min_face: smallest face searched for, as a fraction of the frame's shorter side; the
+            user's own face fills much of a selfie frame, and skipping small scales keeps the
+            search at a few milliseconds per frame.
+    """
+
+    def __init__(self, detect_width: int, min_face: float = 0.25) -> None:
         import cv2
 
         cascade = Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml"
@@ -49,6 +56,7 @@ class FaceDetector:
         if self._cascade.empty():
             raise BackendError(f"cannot load OpenCV's face cascade from {cascade}")
         self._width = detect_width
+        self._min_face = min_face
 
     def largest(self, grey: np.ndarray) -> Box | None:
         """Return the biggest face in ``grey`` or None."""
@@ -56,8 +64,8 @@ class FaceDetector:
 
         scale = min(1.0, self._width / grey.shape[1])
         small = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else grey
-        min_side = max(24, int(min(small.shape[:2]) * 0.12))
-        found = self._cascade.detectMultiScale(small, scaleFactor=1.15, minNeighbors=5, minSize=(min_side, min_side))
+        min_side = max(24, int(min(small.shape[:2]) * self._min_face))
+        found = self._cascade.detectMultiScale(small, scaleFactor=1.25, minNeighbors=5, minSize=(min_side, min_side))
         if len(found) == 0:
             return None
         x, y, w, h = max(found, key=lambda r: r[2] * r[3])

@@ -8,6 +8,7 @@ guarded by a lock so parallel graph branches never load the same model twice.
 from __future__ import annotations
 
 import threading
+import time
 from functools import cached_property
 from pathlib import Path
 
@@ -45,11 +46,26 @@ class ToolBox:
     @cached_property
     def _face_models(self) -> tuple[FaceDetector, ExpressionClassifier, FaceMesh | None]:
         mesh = FaceMesh() if self.config.face_landmarks else None
-        return FaceDetector(self.config.face_detect_width), ExpressionClassifier(), mesh
+        return FaceDetector(self.config.face_detect_width, self.config.face_min_size), ExpressionClassifier(), mesh
 
     def _load(self, lock: str, name: str):
         with self._locks[lock]:
             return getattr(self, name)
+
+    def warm_up(self, *, text: bool = True, audio: bool = True, face: bool = True) -> dict[str, float]:
+        """Load the chosen models now (e.g. at session start) and return seconds spent on each.
+
+        A first call otherwise pays the load: about 5–12 s for text emotion (PyTorch and the
+        sentence encoder), 1–3 s for ASR, well under a second for the face models.
+        """
+        spent: dict[str, float] = {}
+        for wanted, lock, name in ((text, "text", "_text_classifier"), (audio, "asr", "_recognizer"),
+                                   (face, "face", "_face_models")):  # fmt: skip
+            if wanted:
+                started = time.perf_counter()
+                self._load(lock, name)
+                spent[lock] = round(time.perf_counter() - started, 3)
+        return spent
 
     # --- tools ---------------------------------------------------------------------------
 

@@ -91,8 +91,15 @@ def test_mesh_points_land_inside_the_face_box(shared: Path) -> None:
     from empathygraph.tools.landmarks import FaceMesh
 
     image = cv2.imread(str(shared / "media/portraits/age40_002.jpg"))
-    box = FaceDetector(320).largest(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    box = FaceDetector(160).largest(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     points, presence = FaceMesh().landmarks(image, box)
     assert points.shape == (468, 3) and presence > 0.9
     inside = (points[:, 0] > box.x - 0.2 * box.w) & (points[:, 0] < box.x + 1.2 * box.w)
     assert inside.mean() > 0.95
+
+
+def test_warm_up_loads_each_model_once(toolbox) -> None:
+    spent = toolbox.warm_up()
+    assert set(spent) == {"text", "asr", "face"}
+    again = toolbox.warm_up()
+    assert all(seconds < 0.05 for seconds in again.values())
