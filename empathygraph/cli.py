@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from datetime import datetime
@@ -13,6 +14,9 @@ from rich.console import Console
 
 from empathygraph.config import Config, load_config
 from empathygraph.errors import EmpathyGraphError
+
+# Model loaders' download-style progress bars would tear the live view; nothing is downloaded.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Empathetic replies from an inspectable agent graph.")
 console = Console()
@@ -114,6 +118,9 @@ def models_list() -> None:
 import empathygraph.cli_chat
 import empathygraph.cli_graph
 import empathygraph.cli_trace  # noqa: F401
+
+
+from empathygraph.eval import cli as _eval_cli  # noqa: E402,F401 - registers `empathygraph eval`
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -83,3 +83,19 @@ def test_llama_grammar_schema_drops_max_length_but_keeps_enums():
     schema = without_max_length(json_schema_format(LabelledCauseDraft)["json_schema"]["schema"])
     assert "maxLength" not in str(schema)
     assert "melancholic" not in str(schema) and "devastated" in str(schema)
+
+
+def test_a_reply_cut_off_mid_json_keeps_its_complete_sentences_and_says_so():
+    cut = '{"reply": "I am so sorry about your dog. He was lucky to have you. And I think that'
+    model = scripted(ResponseDraft=[cut, cut])
+    result = make_empathizer(model).respond("My dog died.")
+    assert result.plan.text == "I am so sorry about your dog. He was lucky to have you."
+    step = next(s for s in result.steps if s.step == "response")
+    assert "cut off" in step.fallback
+
+
+def test_salvage_reads_escaped_quotes_and_gives_up_without_a_reply_field():
+    from empathygraph.agents.response import salvage_reply
+
+    assert salvage_reply('{"reply": "You said \\"never again\\". That hurts.", "x') == 'You said "never again". That hurts.'
+    assert salvage_reply('{"answer": "hi') is None

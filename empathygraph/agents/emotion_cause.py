@@ -33,7 +33,7 @@ from empathygraph.schemas import (
 from empathygraph.state import MergState
 
 _CAUSE = (
-    '"cause" (copy their exact words that explain the feeling), "intensity" (low, medium or high).'
+    '"cause" (copy 3 to 12 of their exact words that explain the feeling), "intensity" (low, medium or high).'
 )
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 10 words), ' + _CAUSE
 TASK_WITH_LABEL = (

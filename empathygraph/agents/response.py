@@ -7,6 +7,8 @@ short and the face, voice and words consistent by construction.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 
 from langgraph.runtime import Runtime
@@ -23,7 +25,7 @@ from empathygraph.state import MergState
 
 TASK = (
     "the reply. Speak to them as a warm {age} {gender} listener: follow your plan, name what they told you, "
-    '1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
+    'no greeting, 1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
 )
 REVISE = " Improve your last reply: {advice}"
 
@@ -36,6 +38,31 @@ class ResponseDraft(BaseModel):
 
 def word_count(text: str) -> int:
     return len(text.split())
+
+
+_REPLY_START = re.compile(r'"reply"\s*:\s*"')
+_SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
+
+
+def salvage_reply(raw: str) -> str | None:
+    """The complete sentences of a reply whose JSON was cut off (e.g. by ``max_tokens``)."""
+    start = _REPLY_START.search(raw)
+    if start is None:
+        return None
+    content, escaped = [], False
+    for char in raw[start.end():]:
+        if char == '"' and not escaped:
+            break  # the string closed: the reply is whole
+        content.append(char)
+        escaped = char == "\\" and not escaped
+    encoded = "".join(content[:-1] if escaped else content)
+    try:
+        text = json.loads(f'"{encoded}"')
+    except json.JSONDecodeError:
+        return None
+    ends = list(_SENTENCE_END.finditer(text))
+    text = text[: ends[-1].end()] if ends else text
+    return text.strip() or None
 
 
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -56,12 +83,19 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
 
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts, check=short_enough)
-    if answer.parsed is None and answer.unchecked is None:
+    fallback = None
+    if answer.parsed is not None:
+        reply = answer.parsed.reply
+    elif answer.unchecked is not None:
+        reply = answer.unchecked.reply
+        fallback = f"reply kept although too long ({word_count(reply)} words)"
+    elif (reply := salvage_reply(answer.raw)) is not None:
+        fallback = f"reply JSON was cut off ({answer.error}); its complete sentences are used"
+    else:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    draft = answer.parsed or answer.unchecked
     emotion, empathy = state["emotion"], state["empathy"]
     plan = ResponsePlan(
-        text=draft.reply.strip(),
+        text=reply.strip(),
         speech=speech_style(emotion),
         avatar=avatar_directives(emotion, empathy.strategy),
         profile=profile,
@@ -73,7 +107,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         messages=messages,
         answer=answer,
         round=state.get("rounds", 0),
-        fallback=None if answer.parsed else f"reply kept although too long ({word_count(draft.reply)} words)",
+        fallback=fallback,
         inputs={"revising": revising},
     )
     return {"response": plan, "steps": [record]}
