@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ _WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 def terms(text: str) -> list[str]:
     """Lower-cased unigrams and bigrams, as scikit-learn's TfidfVectorizer(ngram_range=(1, 2)) forms them."""
     words = _WORD.findall(text.lower())
-    return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
+    return words + [f"{a} {b}" for a, b in pairwise(words)]
 
 
 def context_features(previous: Strategy | None, position: int) -> np.ndarray:

@@ -96,8 +96,10 @@ def evaluate(
     for name in systems:
         system = harness.system(name, media_dir=out / "media" / name if media and name == "graph" else None)
         key = fingerprint(name, config_dump if system.uses_llm else config_dump["perception"], str(Path(path).resolve()),
-                          type(harness.toolbox).__name__, media)
+                          getattr(harness.toolbox, "cache_key", type(harness.toolbox).__name__), media)
         cache = PredictionCache(out / "cache" / f"{name}-{key}.jsonl")
+        if harness.config.perception.text_emotion:
+            harness.toolbox.text_emotion("warm up")  # load the classifier once, outside every sample's time
         advance = progress(name, sum(s.id not in cache.done for s in samples)) if progress else None
         predictions = run_system(system, samples, cache, concurrency=harness.concurrency(system, concurrency),
                                  advance=advance)

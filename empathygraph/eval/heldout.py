@@ -73,7 +73,7 @@ def fit_heldout_head(ed_path: Path, exclude: Collection[str], encoder: SentenceE
 class HeldOutClassifier(TextEmotionClassifier):
     """The text-emotion classifier with a head refitted without the evaluated conversations."""
 
-    def __init__(self, ed_path: Path, exclude: Collection[str]) -> None:  # noqa: D107
+    def __init__(self, ed_path: Path, exclude: Collection[str]) -> None:
         self.encoder = SentenceEncoder()
         self.head = fit_heldout_head(ed_path, exclude, self.encoder)
         self.name = f"{MODEL_NAME}+heldout-head"
@@ -82,9 +82,11 @@ class HeldOutClassifier(TextEmotionClassifier):
 class HeldOutToolBox(ToolBox):
     """Perception tools whose text-emotion head excludes the evaluated ED conversations."""
 
-    def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:  # noqa: D107
+    def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:
         super().__init__(config)
         self._ed_path, self._exclude = ed_path, set(exclude)
+        digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self._exclude)]).encode()).hexdigest()[:10]
+        self.cache_key = f"heldout-{digest}"
 
     @cached_property
     def _text_classifier(self) -> TextEmotionClassifier:

@@ -108,6 +108,7 @@ def cost(seconds: Sequence[float], llm_calls: Sequence[int], tokens_used: Sequen
     return {
         "n": len(seconds),
         "seconds_per_sample": round(float(np.mean(seconds)), 3),
+        "seconds_median": round(float(np.median(seconds)), 3),
         "llm_calls_per_sample": round(float(np.mean(llm_calls)), 2),
         "tokens_per_sample": round(float(np.mean(tokens_used)), 1),
         "total_seconds": round(float(np.sum(seconds)), 1),

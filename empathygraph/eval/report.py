@@ -39,7 +39,7 @@ def git_commit(repo: Path | None = None) -> str:
         sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=cwd, capture_output=True, text=True,
                              check=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                               capture_output=True, text=True).stdout.strip()
+                               capture_output=True, text=True, check=False).stdout.strip()
         return sha + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -61,8 +61,8 @@ def markdown(result: dict) -> str:
     lines = [
         f"# Evaluation: {result['dataset']}",
         "",
-        f"- data: `{result['load']['path']}` — {result['load']['records']} records, {result['load']['samples']} samples, "
-        f"{result['load']['bad_records']} bad records skipped",
+        (f"- data: `{result['load']['path']}` — {result['load']['records']} records, {result['load']['samples']} "
+         f"samples, {result['load']['bad_records']} bad records skipped"),
         f"- slice: {result['slice']['n']} samples ({result['slice']['how']})",
         f"- backbone: `{result['backbone']}`; commit `{result['commit']}`",
         "",

@@ -139,7 +139,7 @@ def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expre
     return result
 
 
-def _expression_agreement(videos, reader):  # noqa: ANN001, ANN202 - thin lazy import of the generators' metric
+def _expression_agreement(videos, reader):
     from empathygraph.generators.consistency import expression_agreement
 
     return expression_agreement(videos, reader)

@@ -11,7 +11,6 @@ from empathygraph.eval.samples import Sample, Utterance
 from empathygraph.eval.systems import ClassifierSystem, GraphSystem, SinglePromptSystem, exchanges
 from empathygraph.schemas import EDEmotion, LabelScore, Strategy, TextEmotionCue
 from empathygraph.tools.toolbox import ToolBox
-
 from tests.conftest import make_empathizer, scripted, test_config
 
 ONE_PASS = {"emotion": "sad", "cause": "my dog died", "goal": "comfort", "strategy": "Question",
