@@ -99,3 +99,11 @@ def test_salvage_reads_escaped_quotes_and_gives_up_without_a_reply_field():
 
     assert salvage_reply('{"reply": "You said \\"never again\\". That hurts.", "x') == 'You said "never again". That hurts.'
     assert salvage_reply('{"answer": "hi') is None
+
+
+def test_every_agent_bounds_its_answer_length_at_decode_time():
+    model = scripted(ReflectionDraft={"verdict": "accept", "advice": ""})
+    make_empathizer(model).respond("My dog died.")
+    bounds = {call.schema_name: call.options.get("max_tokens") for call in model.calls}
+    assert all(isinstance(bound, int) and bound <= 128 for bound in bounds.values()), bounds
+    assert set(bounds) == {"LabelledCauseDraft", "StrategyDraft", "ResponseDraft", "ReflectionDraft"}

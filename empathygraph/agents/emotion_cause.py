@@ -39,6 +39,7 @@ TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the 
 TASK_WITH_LABEL = (
     'the emotion. JSON: "scenario" (the event, under 10 words), "emotion" (one word for their feeling), ' + _CAUSE
 )
+MAX_TOKENS = 96
 # How much the voice's own valence/arousal estimate moves the label's prior.
 VOICE_WEIGHT = 0.3
 
@@ -98,7 +99,8 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         return None
 
     messages = build_messages(state, task, history_turns=config.history_turns)
-    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted)
+    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted,
+                 max_tokens=MAX_TOKENS)
     fallback = None
     if answer.parsed is not None:
         draft = answer.parsed

@@ -22,6 +22,8 @@ TASK = (
     'Providing Suggestions, Information or Others), "rationale" (why it helps now, under 10 words).'
 )
 
+MAX_TOKENS = 96
+
 
 class StrategyDraft(BaseModel):
     """LLM output of the strategy step."""
@@ -56,7 +58,8 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     hint, ranked = prior_hint(state)
     task += hint
     messages = build_messages(state, task, history_turns=config.history_turns)
-    answer = ask(runtime.context.backbone, messages, StrategyDraft, repair_attempts=config.repair_attempts)
+    answer = ask(runtime.context.backbone, messages, StrategyDraft, repair_attempts=config.repair_attempts,
+                 max_tokens=MAX_TOKENS)
     if answer.parsed is None:
         raise StructuredOutputError(f"empathy-strategy output invalid after {len(answer.attempts)} attempts: {answer.error}")
     draft = answer.parsed

@@ -42,6 +42,7 @@ COARSE_VALENCE: dict[CoarseEmotion, float] = {
     CoarseEmotion.FEAR: -0.7,
     CoarseEmotion.DISGUST: -0.6,
 }
+MAX_TOKENS = 64
 # Below this absolute valence a cue counts as neither positive nor negative.
 _CLEAR_VALENCE = 0.3
 
@@ -104,7 +105,8 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     fallback = None
     if use_llm:
         messages = build_messages(state, TASK, history_turns=config.history_turns)
-        answer = ask(runtime.context.backbone, messages, PerceptionDraft, repair_attempts=config.repair_attempts)
+        answer = ask(runtime.context.backbone, messages, PerceptionDraft, repair_attempts=config.repair_attempts,
+                     max_tokens=MAX_TOKENS)
         if answer.parsed is not None and answer.parsed.reading.strip():
             reading = answer.parsed.reading.strip()
         else:

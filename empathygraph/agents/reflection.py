@@ -37,6 +37,8 @@ HARMFUL = re.compile(
     re.IGNORECASE,
 )
 
+MAX_TOKENS = 48
+
 
 class ReflectionDraft(BaseModel):
     """LLM output of the reflection step."""
@@ -89,7 +91,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     advice, source, llm_verdict = "", "checks", "accept"
     if config.reflection_llm and can_revise:
         messages = build_messages(state, TASK, history_turns=config.history_turns)
-        answer = ask(runtime.context.backbone, messages, ReflectionDraft, repair_attempts=config.repair_attempts)
+        answer = ask(runtime.context.backbone, messages, ReflectionDraft, repair_attempts=config.repair_attempts,
+                     max_tokens=MAX_TOKENS)
         source = "checks+llm"
         if answer.parsed is not None:
             llm_verdict, advice = answer.parsed.verdict, answer.parsed.advice.strip()

@@ -28,6 +28,8 @@ TASK = (
     'no greeting, 1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
 )
 REVISE = " Improve your last reply: {advice}"
+# Bounds decode time; a reply cut here keeps its complete sentences (see ``salvage_reply``).
+MAX_TOKENS = 96
 
 
 class ResponseDraft(BaseModel):
@@ -82,7 +84,8 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         return None if count <= limit else f"the reply has {count} words; keep it under {config.reply_max_words}"
 
     messages = build_messages(state, task, history_turns=config.history_turns)
-    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts, check=short_enough)
+    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
+                 check=short_enough, max_tokens=MAX_TOKENS)
     fallback = None
     if answer.parsed is not None:
         reply = answer.parsed.reply

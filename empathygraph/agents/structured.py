@@ -78,13 +78,20 @@ def ask(
     *,
     repair_attempts: int = 1,
     check: Check[T] | None = None,
+    max_tokens: int | None = None,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
+
+    Args:
+        max_tokens: the most tokens this answer may take (a hard bound on decode time);
+            None leaves the backbone's own limit.
 
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
     """
     runnable = backbone.for_schema(schema)
+    if max_tokens is not None:
+        runnable = runnable.bind(max_tokens=max_tokens)
     conversation = list(messages)
     attempts: list[LLMAttempt] = []
     unchecked: T | None = None

@@ -25,9 +25,10 @@ Responder = Callable[[list[BaseMessage], str | None], Answer]
 class ScriptedCall:
     """One call the scripted model received."""
 
-    def __init__(self, messages: list[BaseMessage], schema_name: str | None) -> None:
+    def __init__(self, messages: list[BaseMessage], schema_name: str | None, options: dict[str, Any]) -> None:
         self.messages = messages
         self.schema_name = schema_name
+        self.options = options
 
     @property
     def prompt(self) -> str:
@@ -59,8 +60,8 @@ class ScriptedChatModel(BaseChatModel):
     def calls_for(self, schema_name: str) -> list[ScriptedCall]:
         return [c for c in self._calls if c.schema_name == schema_name]
 
-    def _answer(self, messages: list[BaseMessage], schema_name: str | None) -> str:
-        self._calls.append(ScriptedCall(messages, schema_name))
+    def _answer(self, messages: list[BaseMessage], schema_name: str | None, options: dict[str, Any]) -> str:
+        self._calls.append(ScriptedCall(messages, schema_name, options))
         key = schema_name if schema_name in self.script else "*"
         if key not in self.script:
             raise KeyError(f"scripted model has no answer for schema {schema_name!r}")
@@ -87,7 +88,7 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        text = self._answer(messages, self._schema_name(kwargs))
+        text = self._answer(messages, self._schema_name(kwargs), dict(kwargs))
         # Words stand in for tokens: a scripted model has no tokenizer.
         usage = usage_metadata(sum(len(str(m.content).split()) for m in messages), len(text.split()))
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
