@@ -92,3 +92,10 @@ def test_audio_turn_with_unusable_file_is_skipped_and_the_turn_goes_on(tmp_path)
     assert any(s.startswith("listen:") for s in result.skipped)
     listen = next(s for s in result.steps if s.step == "listen")
     assert listen.error and "broken.wav" in listen.error
+
+
+def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
+    model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question", "rationale": "little is known"},
+                     ResponseDraft={"reply": "What happened when you got home?"})
+    make_empathizer(model).respond("My dog died.")
+    assert "Ask one open, gentle question" in model.calls_for("ResponseDraft")[0].prompt

@@ -20,13 +20,25 @@ from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
-from empathygraph.schemas import AvatarProfile, ResponsePlan
+from empathygraph.schemas import AvatarProfile, ResponsePlan, Strategy
 from empathygraph.state import MergState
 
 TASK = (
-    "the reply. Speak to them as a warm {age} {gender} listener: follow your plan, name what they told you, "
+    "the reply. Speak to them as a warm {age} {gender} listener. {how} Name what they told you; "
     'no greeting, 1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
 )
+# What each ESConv strategy asks of the words (a small model follows a plain instruction
+# far better than a strategy name).
+STRATEGY_GUIDE: dict[Strategy, str] = {
+    Strategy.QUESTION: "Ask one open, gentle question about what they went through; give no advice.",
+    Strategy.RESTATEMENT: "Say back in your own words what happened to them; give no advice.",
+    Strategy.REFLECTION: "Name the feeling you hear and why it makes sense; give no advice.",
+    Strategy.SELF_DISCLOSURE: "Share briefly that you have felt something similar; give no advice.",
+    Strategy.AFFIRMATION: "Affirm their worth or effort and reassure them; give no advice.",
+    Strategy.SUGGESTIONS: "Acknowledge the feeling, then offer one small, concrete idea, gently.",
+    Strategy.INFORMATION: "Acknowledge the feeling, then share one useful fact about their situation.",
+    Strategy.OTHERS: "Respond warmly to what they said.",
+}
 REVISE = " Improve your last reply: {advice}"
 # Bounds decode time; a reply cut here keeps its complete sentences (see ``salvage_reply``).
 MAX_TOKENS = 96
@@ -72,7 +84,10 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     started = time.perf_counter()
     config = runtime.context.config.agents
     profile: AvatarProfile = state.get("profile") or runtime.context.config.profile
-    task = TASK.format(age=profile.age.value, gender=profile.gender.value, words=config.reply_max_words)
+    strategy = state["empathy"].strategy
+    task = TASK.format(
+        age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy], words=config.reply_max_words
+    )
     critique, previous = state.get("critique"), state.get("response")
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     if revising:
@@ -96,11 +111,11 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback = f"reply JSON was cut off ({answer.error}); its complete sentences are used"
     else:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    emotion, empathy = state["emotion"], state["empathy"]
+    emotion = state["emotion"]
     plan = ResponsePlan(
         text=reply.strip(),
         speech=speech_style(emotion),
-        avatar=avatar_directives(emotion, empathy.strategy),
+        avatar=avatar_directives(emotion, strategy),
         profile=profile,
     )
     record = agent_record(
