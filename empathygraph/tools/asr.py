@@ -124,6 +124,7 @@ class FasterWhisperRecognizer:
             word_timestamps=True,
             condition_on_previous_text=False,
             vad_filter=False,
+            temperature=0.0,  # no sampled fallback: the same audio always gives the same cues
         )
         words = [
             Word(w.word.strip(), float(w.start), float(w.end), float(w.probability))
