@@ -99,3 +99,20 @@ def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
                      ResponseDraft={"reply": "What happened when you got home?"})
     make_empathizer(model).respond("My dog died.")
     assert "Ask one open, gentle question" in model.calls_for("ResponseDraft")[0].prompt
+
+
+def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp_path):
+    from empathygraph.errors import BackendError
+
+    class NoFaceModel(ToolBox):
+        def see(self, media):
+            raise BackendError("face model package is not installed")
+
+    image = tmp_path / "face.png"
+    image.write_bytes(b"\x89PNG")
+    config = test_config()
+    result = make_empathizer(config=config, toolbox=NoFaceModel(config.perception)).respond(
+        TurnInput(text="My dog died.", image=image)
+    )
+    assert result.plan.text
+    assert result.skipped == ["look: face model package is not installed"]

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from empathygraph.agents.prompting import words_of_turn
 from empathygraph.agents.steps import dump
 from empathygraph.context import RunContext
-from empathygraph.errors import InputError
+from empathygraph.errors import EmpathyGraphError
 from empathygraph.state import MergState
 from empathygraph.trace.records import StepRecord
 
@@ -39,7 +39,7 @@ def _sense(step: str, cue_key: str, path: Path, perceive: Callable[[Path], Any])
     started = time.perf_counter()
     try:
         cue = perceive(path)
-    except InputError as exc:
+    except EmpathyGraphError as exc:  # bad input, or a perception model that cannot load
         record = StepRecord(step=step, kind="tool", latency_s=time.perf_counter() - started,
                             input={"path": str(path)}, error=str(exc), notes=["modality skipped"])
         return {"skipped": [f"{step}: {exc}"], "steps": [record]}
