@@ -32,9 +32,8 @@ def _ns(seconds: float) -> int:
 
 
 def _end_s(step: StepRecord) -> float:
-    # started_at is stamped when the record is built, at the step's end
     try:
-        return datetime.fromisoformat(step.started_at).timestamp()
+        return datetime.fromisoformat(step.started_at).timestamp() + step.latency_s
     except ValueError:
         return 0.0
 

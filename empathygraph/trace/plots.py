@@ -48,11 +48,10 @@ def emotion_trajectory_svg(turns: list[TraceTurn]) -> str | None:
 def step_starts(turn: TraceTurn) -> list[float]:
     """Seconds from the turn's start to each step's start.
 
-    ``started_at`` is stamped when a record is built, at the step's end, so a step
-    began ``latency_s`` before it. Hand-edited time stamps lay the steps end to end.
+    Unreadable (hand-edited) time stamps lay the steps end to end.
     """
     try:
-        begins = [datetime.fromisoformat(s.started_at).timestamp() - s.latency_s for s in turn.steps]
+        begins = [datetime.fromisoformat(s.started_at).timestamp() for s in turn.steps]
     except ValueError:
         begins = [sum(s.latency_s for s in turn.steps[:row]) for row in range(len(turn.steps))]
     first = min(begins, default=0.0)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TRACE_VERSION = 1
 
@@ -58,7 +58,7 @@ class StepRecord(BaseModel):
     step: str = Field(description="node name, e.g. 'emotion_cause'")
     kind: Literal["agent", "tool", "router", "generator", "protocol"]
     round: int = 0
-    started_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"))
+    started_at: str = Field(default="", description="ISO time the step began (default: now minus latency_s)")
     latency_s: float = 0.0
     input: dict[str, Any] = Field(default_factory=dict)
     prompt: list[dict[str, str]] = Field(default_factory=list, description="chat messages sent")
@@ -70,3 +70,11 @@ class StepRecord(BaseModel):
     fallback: str | None = Field(default=None, description="why a rule-based fallback was used")
     error: str | None = None
     notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _stamp_start(self) -> StepRecord:
+        # Records are built when a step ends, with its latency known: the start is that far back.
+        if not self.started_at:
+            start = datetime.now(UTC) - timedelta(seconds=self.latency_s)
+            self.started_at = start.isoformat(timespec="milliseconds")
+        return self
