@@ -36,6 +36,8 @@ def main() -> None:
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("runs/quality"))
+    parser.add_argument("--only-cached", action="store_true",
+                        help="predict nothing; score the samples every system already finished (interrupted run)")
     args = parser.parse_args()
     if not args.data.is_dir():
         sys.exit(f"shared data not found at {args.data}")
@@ -45,17 +47,18 @@ def main() -> None:
     ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
     ed_ids = [s.id for s in spread(load_dataset("ed", ed_path).samples, args.ed_limit)]
     ed_harness = Harness(config, toolbox=HeldOutToolBox(config.perception, ed_path, ed_ids))
-    ed = evaluate(ed_harness, "ed", ed_path, args.out / "ed", systems=systems, limit=args.ed_limit, media=False)
+    ed = evaluate(ed_harness, "ed", ed_path, args.out / "ed", systems=systems, limit=args.ed_limit, media=False,
+                  only_cached=args.only_cached)
     esconv_harness = Harness(config, backbone=ed_harness.backbone)
     esconv = evaluate(esconv_harness, "esconv", args.data / "esconv" / "valid.jsonl", args.out / "esconv",
-                      systems=systems, limit=args.esconv_limit, media=False)
+                      systems=systems, limit=args.esconv_limit, media=False, only_cached=args.only_cached)
 
     report: dict = {"slices": {"ed_conversations": ed["slice"]["n"], "esconv_supporter_turns": esconv["slice"]["n"]},
                     "backbone": ed["backbone"], "commit": ed["commit"]}
     for name in systems:
         ed_n = ed["systems"][name]["n"]
         es_n = esconv["systems"][name]["n"]
-        seconds = [r["systems"][name]["cost"].get("seconds_per_sample") for r in (ed, esconv)]
+        seconds = [r["systems"][name].get("cost", {}).get("seconds_per_sample") for r in (ed, esconv)]
         report[name] = {
             "ed_emotion_acc": pick(ed, name, "emotion", "accuracy"),
             "ed_emotion_macro_f1": pick(ed, name, "emotion", "macro_f1"),

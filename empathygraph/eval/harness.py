@@ -63,6 +63,12 @@ class Harness:
             return ClassifierSystem(self.toolbox, default_prior())
         raise ValueError(f"unknown system '{name}' (known: {', '.join(SYSTEMS)})")
 
+    def cache_key(self, system: System, path: Path, media: bool) -> str:
+        """What makes a system's cached predictions reusable: its name, settings, data file and tools."""
+        config = self.config.model_dump(mode="json")
+        return fingerprint(system.name, config if system.uses_llm else config["perception"], str(Path(path).resolve()),
+                           getattr(self.toolbox, "cache_key", type(self.toolbox).__name__), media)
+
     def concurrency(self, system: System, wanted: int) -> int:
         """Samples in flight: ``wanted`` against a server backbone, one for in-process models."""
         return wanted if system.uses_llm and self.config.backbone.kind == "openai" else 1
@@ -79,26 +85,37 @@ def evaluate(
     concurrency: int = 1,
     media: bool = False,
     progress: ProgressFactory | None = None,
+    only_cached: bool = False,
 ) -> dict:
-    """Run ``systems`` on ``limit`` samples of ``path``; write the report into ``out``; return the result."""
+    """Run ``systems`` on ``limit`` samples of ``path``; write the report into ``out``; return the result.
+
+    With ``only_cached``, nothing is predicted: the slice shrinks to the samples that every
+    system already has in its cache (to report an interrupted run on a common subset).
+    """
     loaded = load_dataset(dataset, path)
     samples = spread(loaded.samples, limit)
     config_dump = harness.config.model_dump(mode="json")
+    built = {name: harness.system(name, media_dir=out / "media" / name if media and name == "graph" else None)
+             for name in systems}
+    caches = {name: PredictionCache(out / "cache" / f"{name}-{harness.cache_key(system, path, media)}.jsonl")
+              for name, system in built.items()}
+    planned = len(samples)
+    if only_cached:
+        samples = [s for s in samples if all(s.id in cache.done for cache in caches.values())]
+    how = "all samples" if limit is None or limit >= len(loaded.samples) else f"{planned} of {len(loaded.samples)}, evenly spaced"
+    if only_cached:
+        how += f"; the {len(samples)} of them every system finished (interrupted run)"
     result: dict = {
         "dataset": dataset,
         "load": loaded.summary(),
-        "slice": {"n": len(samples), "how": "all samples" if limit is None or limit >= len(loaded.samples)
-                  else f"{len(samples)} of {len(loaded.samples)}, evenly spaced"},
+        "slice": {"n": len(samples), "how": how},
         "config": config_dump,
         "commit": git_commit(),
         "systems": {},
     }
-    for name in systems:
-        system = harness.system(name, media_dir=out / "media" / name if media and name == "graph" else None)
-        key = fingerprint(name, config_dump if system.uses_llm else config_dump["perception"], str(Path(path).resolve()),
-                          getattr(harness.toolbox, "cache_key", type(harness.toolbox).__name__), media)
-        cache = PredictionCache(out / "cache" / f"{name}-{key}.jsonl")
-        if harness.config.perception.text_emotion:
+    for name, system in built.items():
+        cache = caches[name]
+        if harness.config.perception.text_emotion and not only_cached:
             harness.toolbox.text_emotion("warm up")  # load the classifier once, outside every sample's time
         advance = progress(name, sum(s.id not in cache.done for s in samples)) if progress else None
         predictions = run_system(system, samples, cache, concurrency=harness.concurrency(system, concurrency),

@@ -94,3 +94,17 @@ def test_evaluate_writes_metrics_report_and_plots(tmp_path, shared_dir):
     assert "| emotion acc |" in report and metrics["commit"] in report
     assert (out / "metrics.png").is_file() and (out / "confusion_graph_emotion.png").is_file()
     assert result["systems"]["graph"]["cost"]["llm_calls_per_sample"] >= 4  # a cause not quoted is re-asked
+
+
+def test_only_cached_scores_the_common_finished_subset(tmp_path, shared_dir):
+    """An interrupted run is reported on the samples every system finished, and predicts nothing new."""
+    config = test_config(perception={"text_emotion": True})
+    model = scripted(OnePass=ONE_PASS)
+    harness = Harness(config, backbone=wrap_chat_model(model), toolbox=FixedToolBox(config.perception))
+    path = shared_dir / "data" / "empathetic_dialogues" / "ed_valid.jsonl"
+    evaluate(harness, "ed", path, tmp_path, limit=2, systems=["single_prompt", "classifier"])
+    calls = len(model.calls)
+    result = evaluate(harness, "ed", path, tmp_path, limit=4, systems=["single_prompt", "classifier"], only_cached=True)
+    assert len(model.calls) == calls  # nothing new predicted
+    assert result["slice"]["n"] == 2 and "interrupted" in result["slice"]["how"]  # spread(2) is inside spread(4)
+    assert result["systems"]["single_prompt"]["emotion"]["n"] == 2
