@@ -37,8 +37,8 @@ TURNS = [
 WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
 
 INSTANT_SCRIPT = {
-    "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "cause": "I", "intensity": "medium"},
-    "CauseDraft": {"scenario": "an event", "cause": "I", "intensity": "medium"},
+    "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "quote": "I", "intensity": "medium"},
+    "CauseDraft": {"scenario": "an event", "quote": "I", "intensity": "medium"},
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings", "rationale": "it helps"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},

@@ -19,10 +19,10 @@ DEFAULT_SCRIPT: dict[str, Any] = {
     "LabelledCauseDraft": {
         "scenario": "their dog died",
         "emotion": "sad",
-        "cause": "my dog died",
+        "quote": "my dog died",
         "intensity": "high",
     },
-    "CauseDraft": {"scenario": "their dog died", "cause": "my dog died", "intensity": "high"},
+    "CauseDraft": {"scenario": "their dog died", "quote": "my dog died", "intensity": "high"},
     "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings", "rationale": "grief needs room"},
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},

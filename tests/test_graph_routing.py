@@ -57,7 +57,7 @@ def test_confident_classifier_decides_the_label_and_llm_only_explains():
 
 def test_crisis_disclosure_takes_the_protocol_route_and_skips_reflection():
     model = scripted(
-        LabelledCauseDraft={"scenario": "despair", "emotion": "devastated", "cause": "end my life", "intensity": "high"}
+        LabelledCauseDraft={"scenario": "despair", "emotion": "devastated", "quote": "end my life", "intensity": "high"}
     )
     result = make_empathizer(model).respond("I can't do this anymore, I want to end my life.")
     assert agent_steps(result) == ["perception", "emotion_cause", "crisis_protocol"]
@@ -69,7 +69,7 @@ def test_crisis_disclosure_takes_the_protocol_route_and_skips_reflection():
 
 def test_crisis_resources_come_from_the_config():
     config = test_config(safety={"resources": ["Call the Example Helpline at 0800 000 000."]})
-    model = scripted(LabelledCauseDraft={"scenario": "x", "emotion": "afraid", "cause": "he hits me", "intensity": "high"})
+    model = scripted(LabelledCauseDraft={"scenario": "x", "emotion": "afraid", "quote": "he hits me", "intensity": "high"})
     result = make_empathizer(model, config).respond("My husband hits me when he drinks.")
     assert result.perception.safety.category is RiskCategory.ABUSE
     assert result.plan.resources == ["Call the Example Helpline at 0800 000 000."]

@@ -14,7 +14,7 @@ from empathygraph.errors import BackendError, StructuredOutputError
 from tests.conftest import make_empathizer, scripted, test_config
 
 MESSAGES = [SystemMessage(content="s"), HumanMessage(content="u")]
-GOOD = {"scenario": "s", "emotion": "sad", "cause": "c", "intensity": "low"}
+GOOD = {"scenario": "s", "emotion": "sad", "quote": "c", "intensity": "low"}
 
 
 def test_invalid_json_is_repaired_with_the_error_shown_to_the_model():
@@ -33,12 +33,12 @@ def test_label_outside_the_enum_is_rejected():
 
 
 def test_code_fences_and_chatter_around_json_are_tolerated():
-    parsed = parse_json_answer('Sure!\n```json\n{"scenario": "s", "emotion": "sad", "cause": "c", "intensity": "low"}\n```', LabelledCauseDraft)
+    parsed = parse_json_answer('Sure!\n```json\n{"scenario": "s", "emotion": "sad", "quote": "c", "intensity": "low"}\n```', LabelledCauseDraft)
     assert parsed.emotion.value == "sad"
 
 
 def test_unquoted_cause_is_asked_again_then_falls_back_to_the_nearest_sentence_marked_as_such():
-    model = scripted(LabelledCauseDraft={**GOOD, "cause": "grief over a pet"})
+    model = scripted(LabelledCauseDraft={**GOOD, "quote": "grief over a pet"})
     result = make_empathizer(model).respond("My dog died. I keep looking for him at the door.")
     step = next(s for s in result.steps if s.step == "emotion_cause")
     assert step.retries == 1 and step.fallback and "nearest sentence" in step.fallback
@@ -46,7 +46,7 @@ def test_unquoted_cause_is_asked_again_then_falls_back_to_the_nearest_sentence_m
 
 
 def test_a_cause_copied_loosely_is_mapped_back_to_the_users_exact_words():
-    model = scripted(LabelledCauseDraft={**GOOD, "cause": "i keep looking for him at door"})
+    model = scripted(LabelledCauseDraft={**GOOD, "quote": "i keep looking for him at door"})
     result = make_empathizer(model).respond("My dog died. I keep looking for him at the door!")
     assert result.emotion.causes == ["I keep looking for him at the door"]
 

@@ -32,9 +32,8 @@ from empathygraph.schemas import (
 )
 from empathygraph.state import MergState
 
-_CAUSE = (
-    '"cause" (copy 3 to 12 of their exact words that explain the feeling), "intensity" (low, medium or high).'
-)
+# "quote", not "cause": asked for a "cause", a small model names a feeling instead of quoting.
+_CAUSE = '"quote" (copy 3 to 12 words of their message that say why), "intensity" (low, medium or high).'
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 10 words), ' + _CAUSE
 TASK_WITH_LABEL = (
     'the emotion. JSON: "scenario" (the event, under 10 words), "emotion" (one word for their feeling), ' + _CAUSE
@@ -48,7 +47,7 @@ class CauseDraft(BaseModel):
     """LLM output when the classifier already named the emotion."""
 
     scenario: str = Field(max_length=200)
-    cause: str = Field(max_length=300)
+    quote: str = Field(max_length=300)
     intensity: Intensity
 
 
@@ -57,7 +56,7 @@ class LabelledCauseDraft(BaseModel):
 
     scenario: str = Field(max_length=200)
     emotion: EDEmotion
-    cause: str = Field(max_length=300)
+    quote: str = Field(max_length=300)
     intensity: Intensity
 
 
@@ -94,8 +93,8 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         schema, task = LabelledCauseDraft, TASK_WITH_LABEL
 
     def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
-        if find_quote(draft.cause, words) is None:
-            return f'"cause" must copy words from their message; "{draft.cause[:80]}" is not in it'
+        if find_quote(draft.quote, words) is None:
+            return f'"quote" must copy words from their message; "{draft.quote[:80]}" is not in it'
         return None
 
     messages = build_messages(state, task, history_turns=config.history_turns)
@@ -104,10 +103,10 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     fallback = None
     if answer.parsed is not None:
         draft = answer.parsed
-        cause = find_quote(draft.cause, words) or draft.cause
+        cause = find_quote(draft.quote, words) or draft.quote
     elif answer.unchecked is not None:
         draft = answer.unchecked
-        cause = nearest_sentence(draft.cause, words)
+        cause = nearest_sentence(draft.quote, words)
         fallback = "cause was not quoted from the user's words; the nearest sentence is used"
     else:
         raise StructuredOutputError(f"emotion-cause output invalid after {len(answer.attempts)} attempts: {answer.error}")

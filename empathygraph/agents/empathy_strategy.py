@@ -19,7 +19,7 @@ from empathygraph.state import MergState
 TASK = (
     'the plan. JSON: "goal" (what your reply should do for them, under 12 words), "strategy" (Question, '
     "Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, Affirmation and Reassurance, "
-    'Providing Suggestions, Information or Others), "rationale" (why it helps now, under 10 words).'
+    'Providing Suggestions, Information or Others), "rationale" (why, in 5 to 10 words).'
 )
 
 MAX_TOKENS = 96

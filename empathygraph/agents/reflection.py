@@ -27,7 +27,7 @@ from empathygraph.state import MergState
 
 TASK = (
     "check your reply. Is it kind, safe, true to their feeling and your goal, and about what they said? "
-    'JSON: "verdict" ("accept" or "revise"), "advice" (what to fix, under 12 words, or "").'
+    'JSON: {"verdict": "accept"} or {"verdict": "revise", "advice": "what to fix, under 12 words"}.'
 )
 
 HARMFUL = re.compile(
@@ -44,7 +44,8 @@ class ReflectionDraft(BaseModel):
     """LLM output of the reflection step."""
 
     verdict: Literal["accept", "revise"]
-    advice: str = Field(default="", max_length=300)
+    # Optional, so an accepting critic can close its JSON after the verdict.
+    advice: str | None = Field(default=None, max_length=300)
 
 
 def check_plan(
@@ -95,7 +96,7 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
                      max_tokens=MAX_TOKENS)
         source = "checks+llm"
         if answer.parsed is not None:
-            llm_verdict, advice = answer.parsed.verdict, answer.parsed.advice.strip()
+            llm_verdict, advice = answer.parsed.verdict, (answer.parsed.advice or "").strip()
             if llm_verdict == "revise":
                 issues.append(advice or "the LLM critic asked for a better fit")
     verdict = "revise" if issues else "accept"
