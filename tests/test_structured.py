@@ -107,3 +107,20 @@ def test_every_agent_bounds_its_answer_length_at_decode_time():
     bounds = {call.schema_name: call.options.get("max_tokens") for call in model.calls}
     assert all(isinstance(bound, int) and bound <= 128 for bound in bounds.values()), bounds
     assert set(bounds) == {"LabelledCauseDraft", "StrategyDraft", "ResponseDraft", "ReflectionDraft"}
+
+
+def test_a_reply_cut_inside_its_first_sentence_is_not_salvaged():
+    from empathygraph.agents.response import salvage_reply
+
+    assert salvage_reply('{"reply": "I am so sorry that your') is None
+    assert salvage_reply('{"reply": "I am here for you", "extra') == "I am here for you"
+
+
+def test_an_over_long_reply_is_trimmed_at_a_sentence_end_without_asking_again():
+    long_reply = "I am so sorry. " + " ".join(["You have carried so much, and it shows."] * 8)
+    model = scripted(ResponseDraft={"reply": long_reply})
+    result = make_empathizer(model).respond("My dog died.")
+    assert len(model.calls_for("ResponseDraft")) == 1
+    assert len(result.plan.text.split()) <= 40 and result.plan.text.endswith(".")
+    step = next(s for s in result.steps if s.step == "response")
+    assert "trimmed" in step.fallback

@@ -63,10 +63,11 @@ def salvage_reply(raw: str) -> str | None:
     start = _REPLY_START.search(raw)
     if start is None:
         return None
-    content, escaped = [], False
+    content, escaped, closed = [], False, False
     for char in raw[start.end():]:
         if char == '"' and not escaped:
-            break  # the string closed: the reply is whole
+            closed = True  # the reply string is whole; something after it broke the JSON
+            break
         content.append(char)
         escaped = char == "\\" and not escaped
     encoded = "".join(content[:-1] if escaped else content)
@@ -74,9 +75,27 @@ def salvage_reply(raw: str) -> str | None:
         text = json.loads(f'"{encoded}"')
     except json.JSONDecodeError:
         return None
+    if closed:
+        return text.strip() or None
     ends = list(_SENTENCE_END.finditer(text))
-    text = text[: ends[-1].end()] if ends else text
-    return text.strip() or None
+    return text[: ends[-1].end()].strip() if ends else None
+
+
+def salvage_draft(raw: str) -> ResponseDraft | None:
+    """A ResponseDraft from cut-off JSON, or None."""
+    reply = salvage_reply(raw)
+    return ResponseDraft(reply=reply) if reply else None
+
+
+def trim_to_sentences(text: str, max_words: int) -> str:
+    """The leading whole sentences of ``text`` within ``max_words`` (at least the first sentence)."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    kept: list[str] = []
+    for sentence in sentences:
+        if kept and word_count(" ".join([*kept, sentence])) > max_words:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -92,28 +111,24 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
-    limit = int(config.reply_max_words * 1.5)
-
-    def short_enough(draft: ResponseDraft) -> str | None:
-        count = word_count(draft.reply)
-        return None if count <= limit else f"the reply has {count} words; keep it under {config.reply_max_words}"
-
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
-                 check=short_enough, max_tokens=MAX_TOKENS)
-    fallback = None
-    if answer.parsed is not None:
-        reply = answer.parsed.reply
-    elif answer.unchecked is not None:
-        reply = answer.unchecked.reply
-        fallback = f"reply kept although too long ({word_count(reply)} words)"
-    elif (reply := salvage_reply(answer.raw)) is not None:
-        fallback = f"reply JSON was cut off ({answer.error}); its complete sentences are used"
-    else:
+                 max_tokens=MAX_TOKENS, salvage=salvage_draft)
+    if answer.parsed is None:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
+    reply = answer.parsed.reply.strip()
+    notes = []
+    if answer.salvaged:
+        notes.append(f"reply JSON was cut off ({answer.attempts[-1].error}); its complete sentences are used")
+    # Too long is mended by rule (whole sentences up to the limit): a re-ask costs a full
+    # generation and small models overshoot word limits again.
+    if word_count(reply) > config.reply_max_words:
+        trimmed = trim_to_sentences(reply, config.reply_max_words)
+        notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
+        reply = trimmed
     emotion = state["emotion"]
     plan = ResponsePlan(
-        text=reply.strip(),
+        text=reply,
         speech=speech_style(emotion),
         avatar=avatar_directives(emotion, strategy),
         profile=profile,
@@ -125,7 +140,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         messages=messages,
         answer=answer,
         round=state.get("rounds", 0),
-        fallback=fallback,
+        fallback="; ".join(notes) or None,
         inputs={"revising": revising},
     )
     return {"response": plan, "steps": [record]}

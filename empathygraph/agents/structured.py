@@ -39,6 +39,7 @@ class Answer(Generic[T]):
     parsed: T | None
     attempts: list[LLMAttempt]
     unchecked: T | None = None
+    salvaged: bool = False
 
     @property
     def raw(self) -> str:
@@ -79,12 +80,16 @@ def ask(
     repair_attempts: int = 1,
     check: Check[T] | None = None,
     max_tokens: int | None = None,
+    salvage: Callable[[str], T | None] | None = None,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
 
     Args:
         max_tokens: the most tokens this answer may take (a hard bound on decode time);
             None leaves the backbone's own limit.
+        salvage: rebuilds a usable answer from text that does not parse (e.g. JSON cut
+            off at ``max_tokens``, which a re-ask would only cut off again); the answer
+            is then marked ``salvaged``.
 
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
@@ -115,6 +120,8 @@ def ask(
         except ValueError as exc:
             attempt.error = f"invalid {schema.__name__}: {str(exc)[:200]}"
             parsed = None
+        if parsed is None and salvage is not None and (rebuilt := salvage(raw)) is not None:
+            return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
         if parsed is not None and check is not None:
             attempt.error = check(parsed)
             unchecked = parsed if attempt.error else unchecked
