@@ -94,11 +94,14 @@ def test_a_reply_cut_off_mid_json_keeps_its_complete_sentences_and_says_so():
     assert "cut off" in step.fallback
 
 
-def test_salvage_reads_escaped_quotes_and_gives_up_without_a_reply_field():
-    from empathygraph.agents.response import salvage_reply
+def test_cut_json_keeps_complete_sentences_of_its_last_field_and_reads_escapes():
+    from empathygraph.agents.response import ResponseDraft
+    from empathygraph.agents.structured import close_cut_json
 
-    assert salvage_reply('{"reply": "You said \\"never again\\". That hurts.", "x') == 'You said "never again". That hurts.'
-    assert salvage_reply('{"answer": "hi') is None
+    cut = '{"reply": "You said \\"never again\\". That hurts. And I'
+    assert close_cut_json(cut, ResponseDraft).reply == 'You said "never again". That hurts.'
+    assert close_cut_json('{"answer": "hi. there', ResponseDraft) is None  # not the schema
+    assert close_cut_json('{"reply": "done."} trailing', ResponseDraft) is None  # not cut off
 
 
 def test_every_agent_bounds_its_answer_length_at_decode_time():
@@ -109,11 +112,13 @@ def test_every_agent_bounds_its_answer_length_at_decode_time():
     assert set(bounds) == {"LabelledCauseDraft", "StrategyDraft", "ResponseDraft", "ReflectionDraft"}
 
 
-def test_a_reply_cut_inside_its_first_sentence_is_not_salvaged():
-    from empathygraph.agents.response import salvage_reply
+def test_an_answer_cut_inside_its_first_sentence_is_asked_again():
+    from empathygraph.agents.empathy_strategy import StrategyDraft
+    from empathygraph.agents.structured import close_cut_json
 
-    assert salvage_reply('{"reply": "I am so sorry that your') is None
-    assert salvage_reply('{"reply": "I am here for you", "extra') == "I am here for you"
+    assert close_cut_json('{"goal": "comfort", "strategy": "Question", "rationale": "They need', StrategyDraft) is None
+    cut = '{"goal": "comfort", "strategy": "Question", "rationale": "They need room. Asking gently'
+    assert close_cut_json(cut, StrategyDraft).rationale == "They need room."
 
 
 def test_an_over_long_reply_is_trimmed_at_a_sentence_end_without_asking_again():

@@ -7,7 +7,6 @@ short and the face, voice and words consistent by construction.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
@@ -40,7 +39,7 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
 REVISE = " Improve your last reply: {advice}"
-# Bounds decode time; a reply cut here keeps its complete sentences (see ``salvage_reply``).
+# Bounds decode time; a reply cut here keeps its complete sentences (see ``close_cut_json``).
 MAX_TOKENS = 96
 
 
@@ -52,39 +51,6 @@ class ResponseDraft(BaseModel):
 
 def word_count(text: str) -> int:
     return len(text.split())
-
-
-_REPLY_START = re.compile(r'"reply"\s*:\s*"')
-_SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
-
-
-def salvage_reply(raw: str) -> str | None:
-    """The complete sentences of a reply whose JSON was cut off (e.g. by ``max_tokens``)."""
-    start = _REPLY_START.search(raw)
-    if start is None:
-        return None
-    content, escaped, closed = [], False, False
-    for char in raw[start.end():]:
-        if char == '"' and not escaped:
-            closed = True  # the reply string is whole; something after it broke the JSON
-            break
-        content.append(char)
-        escaped = char == "\\" and not escaped
-    encoded = "".join(content[:-1] if escaped else content)
-    try:
-        text = json.loads(f'"{encoded}"')
-    except json.JSONDecodeError:
-        return None
-    if closed:
-        return text.strip() or None
-    ends = list(_SENTENCE_END.finditer(text))
-    return text[: ends[-1].end()].strip() if ends else None
-
-
-def salvage_draft(raw: str) -> ResponseDraft | None:
-    """A ResponseDraft from cut-off JSON, or None."""
-    reply = salvage_reply(raw)
-    return ResponseDraft(reply=reply) if reply else None
 
 
 def trim_to_sentences(text: str, max_words: int) -> str:
@@ -113,7 +79,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
-                 max_tokens=MAX_TOKENS, salvage=salvage_draft)
+                 max_tokens=MAX_TOKENS)
     if answer.parsed is None:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
     reply = answer.parsed.reply.strip()

@@ -67,6 +67,41 @@ def parse_json_answer(raw: str, schema: type[T]) -> T:
     return schema.model_validate(json.loads(text[start : end + 1]))
 
 
+_SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
+
+
+def close_cut_json(raw: str, schema: type[T]) -> T | None:
+    """Rebuild a flat JSON answer cut off inside its last string value (e.g. at ``max_tokens``).
+
+    The open string keeps its complete sentences and the object is closed; None when
+    the cut is elsewhere, no sentence is complete, or the result is not ``schema``.
+    """
+    start = raw.find("{")
+    if start == -1:
+        return None
+    body = raw[start:]
+    in_string, escaped, opened_at = False, False, -1
+    for index, char in enumerate(body):
+        if in_string:
+            if char == '"' and not escaped:
+                in_string = False
+            escaped = char == "\\" and not escaped
+        elif char == '"':
+            in_string, escaped, opened_at = True, False, index
+        elif char == "}":
+            return None  # the object closed: not a cut-off answer
+    if not in_string:
+        return None
+    partial = body[opened_at + 1 :].rstrip("\\")
+    ends = list(_SENTENCE_END.finditer(partial))
+    if not ends:
+        return None
+    try:
+        return parse_json_answer(body[: opened_at + 1] + partial[: ends[-1].end()] + '"}', schema)
+    except ValueError:
+        return None
+
+
 def _usage(message: BaseMessage) -> TokenUsage:
     usage = getattr(message, "usage_metadata", None) or {}
     return TokenUsage(prompt=usage.get("input_tokens", 0), completion=usage.get("output_tokens", 0))
@@ -80,16 +115,15 @@ def ask(
     repair_attempts: int = 1,
     check: Check[T] | None = None,
     max_tokens: int | None = None,
-    salvage: Callable[[str], T | None] | None = None,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
 
     Args:
         max_tokens: the most tokens this answer may take (a hard bound on decode time);
             None leaves the backbone's own limit.
-        salvage: rebuilds a usable answer from text that does not parse (e.g. JSON cut
-            off at ``max_tokens``, which a re-ask would only cut off again); the answer
-            is then marked ``salvaged``.
+
+    An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
+    would only be cut off again) keeps its complete sentences and is marked ``salvaged``.
 
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
@@ -120,8 +154,9 @@ def ask(
         except ValueError as exc:
             attempt.error = f"invalid {schema.__name__}: {str(exc)[:200]}"
             parsed = None
-        if parsed is None and salvage is not None and (rebuilt := salvage(raw)) is not None:
-            return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
+        if parsed is None and (rebuilt := close_cut_json(raw, schema)) is not None:
+            if check is None or check(rebuilt) is None:
+                return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
         if parsed is not None and check is not None:
             attempt.error = check(parsed)
             unchecked = parsed if attempt.error else unchecked
