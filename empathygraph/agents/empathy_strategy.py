@@ -22,7 +22,8 @@ TASK = (
     'Providing Suggestions, Information or Others), "rationale" (why, in 5 to 10 words).'
 )
 
-MAX_TOKENS = 96
+# Rationales run long; one cut here keeps its complete sentences.
+MAX_TOKENS = 64
 
 
 class StrategyDraft(BaseModel):
