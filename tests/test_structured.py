@@ -107,7 +107,7 @@ def test_cut_json_keeps_complete_sentences_of_its_last_field_and_reads_escapes()
 def test_every_agent_bounds_its_answer_length_at_decode_time():
     model = scripted(ReflectionDraft={"verdict": "accept", "advice": ""})
     make_empathizer(model).respond("My dog died.")
-    bounds = {call.schema_name: call.options.get("max_tokens") for call in model.calls}
+    bounds = {call.schema_name: call.options.get("max_tokens") for call in model.calls}  # first tries only here
     assert all(isinstance(bound, int) and bound <= 128 for bound in bounds.values()), bounds
     assert set(bounds) == {"LabelledCauseDraft", "StrategyDraft", "ResponseDraft", "ReflectionDraft"}
 
@@ -129,3 +129,11 @@ def test_an_over_long_reply_is_trimmed_at_a_sentence_end_without_asking_again():
     assert len(result.plan.text.split()) <= 40 and result.plan.text.endswith(".")
     step = next(s for s in result.steps if s.step == "response")
     assert "trimmed" in step.fallback
+
+
+def test_a_re_ask_after_a_cut_off_answer_gets_the_full_budget():
+    cut = '{"goal": "help them feel heard about the dog and the'
+    model = scripted(StrategyDraft=[cut, {"goal": "g", "strategy": "Question", "rationale": "r"}])
+    make_empathizer(model).respond("My dog died.")
+    first, second = model.calls_for("StrategyDraft")
+    assert first.options.get("max_tokens") is not None and second.options.get("max_tokens") is None

@@ -119,8 +119,8 @@ def ask(
     """Get one answer that parses as ``schema`` and passes ``check``.
 
     Args:
-        max_tokens: the most tokens this answer may take (a hard bound on decode time);
-            None leaves the backbone's own limit.
+        max_tokens: the most tokens the first try may take (a hard bound on decode time);
+            re-asks and None use the backbone's own limit.
 
     An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
     would only be cut off again) keeps its complete sentences and is marked ``salvaged``.
@@ -128,14 +128,15 @@ def ask(
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
     """
-    runnable = backbone.for_schema(schema)
-    if max_tokens is not None:
-        runnable = runnable.bind(max_tokens=max_tokens)
+    unbounded = backbone.for_schema(schema)
+    bounded = unbounded.bind(max_tokens=max_tokens) if max_tokens is not None else unbounded
     conversation = list(messages)
     attempts: list[LLMAttempt] = []
     unchecked: T | None = None
-    for _ in range(repair_attempts + 1):
+    for attempt_index in range(repair_attempts + 1):
         started = time.perf_counter()
+        # A re-ask gets the backbone's full budget: a verbose model cut off once would be again.
+        runnable = bounded if attempt_index == 0 else unbounded
         try:
             reply = runnable.invoke(conversation)
         except BackendError:

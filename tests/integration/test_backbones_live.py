@@ -64,7 +64,7 @@ def test_vllm_structured_outputs_choice_constrains_a_label(vllm_url):
         "model": served,
         "messages": [{"role": "user", "content": "Pick a support strategy for a sad friend."}],
         "structured_outputs": {"choice": choices},
-        "max_tokens": 10,
+        "max_tokens": 20,
     })
     response.raise_for_status()
     assert response.json()["choices"][0]["message"]["content"] in choices
