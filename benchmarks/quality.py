@@ -71,6 +71,7 @@ def main() -> None:
             "esconv_dist2": pick(esconv, name, "generation", "dist2"),
             "seconds_per_sample": round(sum(s * n for s, n in zip(seconds, (ed_n, es_n)) if s) / (ed_n + es_n), 3)
             if any(seconds) else None,
+            "seconds_median": {r["dataset"]: r["systems"][name].get("cost", {}).get("seconds_median") for r in (ed, esconv)},
             "errors": ed["systems"][name]["errors"] + esconv["systems"][name]["errors"],
         }
     print(json.dumps(report))
