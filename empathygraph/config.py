@@ -73,6 +73,10 @@ class AgentsConfig(Section):
         default="auto", description="auto: the text classifier decides when confident, else the LLM"
     )
     classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
+    strategy_label: Literal["auto", "prior", "llm"] = Field(
+        default="auto", description="auto: the trained ESConv strategy prior decides when confident, else the LLM"
+    )
+    prior_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     reply_max_words: int = Field(default=40, ge=5, description="asked of the LLM; 1.5x this is refused")
     history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
 

@@ -24,6 +24,7 @@ DEFAULT_SCRIPT: dict[str, Any] = {
     },
     "CauseDraft": {"scenario": "their dog died", "quote": "my dog died", "intensity": "high"},
     "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings", "rationale": "grief needs room"},
+    "GoalDraft": {"goal": "comfort them", "rationale": "grief needs room"},
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
@@ -38,6 +39,7 @@ def test_config(**sections: Any) -> Config:
     """A config for unit tests: in-memory sessions, no media, no model downloads."""
     data: dict[str, Any] = {
         "sessions": {"db": ":memory:"},
+        "agents": {"strategy_label": "llm"},
         "perception": {"text_emotion": False},
         "generators": {"speech": "none", "avatar": "none"},
     }

@@ -116,3 +116,21 @@ def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp
     )
     assert result.plan.text
     assert result.skipped == ["look: face model package is not installed"]
+
+
+def test_a_confident_strategy_prior_decides_and_the_llm_sets_goal_and_rationale():
+    model = scripted()
+    config = test_config(agents={"strategy_label": "prior"})
+    result = make_empathizer(model, config).respond("My dog died yesterday.")
+    step = next(s for s in result.steps if s.step == "empathy_strategy")
+    assert step.input["strategy_source"] == "prior"
+    assert result.empathy.strategy.value == step.input["prior"][0][0]
+    assert model.calls_for("StrategyDraft") == [] and len(model.calls_for("GoalDraft")) == 1
+
+
+def test_an_unusable_plan_falls_back_to_the_prior_and_says_so():
+    model = scripted(StrategyDraft="I would ask them a question")
+    result = make_empathizer(model).respond("My dog died yesterday.")
+    step = next(s for s in result.steps if s.step == "empathy_strategy")
+    assert step.fallback and "prior" in step.fallback
+    assert result.plan.text  # the person still got a reply

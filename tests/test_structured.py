@@ -52,8 +52,8 @@ def test_a_cause_copied_loosely_is_mapped_back_to_the_users_exact_words():
 
 
 def test_output_that_never_validates_ends_the_turn_with_a_clear_error():
-    model = scripted(StrategyDraft="I think you should be kind.")
-    with pytest.raises(StructuredOutputError, match="empathy-strategy output invalid after 2 attempts"):
+    model = scripted(ResponseDraft="I think you should be kind.")
+    with pytest.raises(StructuredOutputError, match="response output invalid after 2 attempts"):
         make_empathizer(model).respond("My dog died.")
 
 
@@ -69,7 +69,7 @@ def test_session_keeps_earlier_turns_when_a_turn_fails():
     model = scripted()
     empathizer = make_empathizer(model, test_config())
     empathizer.respond("My dog died.", session_id="s")
-    model.script["StrategyDraft"] = "not json"
+    model.script["ResponseDraft"] = "not json"
     with pytest.raises(StructuredOutputError):
         empathizer.respond("And my cat is sick.", session_id="s")
     model.script["StrategyDraft"] = {"goal": "g", "strategy": "Question", "rationale": "r"}

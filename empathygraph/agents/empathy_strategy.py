@@ -11,6 +11,7 @@ from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import default_prior
 from empathygraph.agents.structured import ask
+from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import EmpathyPlan, Strategy
@@ -20,6 +21,10 @@ TASK = (
     'the plan. JSON: "goal" (what your reply should do for them, under 12 words), "strategy" (Question, '
     "Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, Affirmation and Reassurance, "
     'Providing Suggestions, Information or Others), "rationale" (why, in 5 to 10 words).'
+)
+TASK_GIVEN_STRATEGY = (
+    'the plan. Your reply will use the strategy "{strategy}". JSON: "goal" (what your reply should do for '
+    'them, under 12 words), "rationale" (why this strategy helps now, in 5 to 10 words).'
 )
 
 # Rationales run long; one cut here keeps its complete sentences.
@@ -34,38 +39,92 @@ class StrategyDraft(BaseModel):
     rationale: str = Field(max_length=300)
 
 
+class GoalDraft(BaseModel):
+    """LLM output when the strategy prior already chose the strategy."""
+
+    goal: str = Field(max_length=300)
+    rationale: str = Field(max_length=300)
+
+
 def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
     return [entry.strategy.value for entry in state.get("history", [])[-count:]]
 
 
-def prior_hint(state: MergState) -> tuple[str, list[tuple[str, float]]]:
-    """The trained strategy prior's top three for this turn, as a sentence for the task and as data."""
+def prior_ranking(state: MergState) -> list[tuple[Strategy, float]]:
+    """The trained strategy prior's ranking for this turn (empty when it is not installed)."""
     prior = default_prior()
-    history = state.get("history", [])
     if prior is None:
-        return "", []
+        return []
+    history = state.get("history", [])
     previous = history[-1].strategy if history else None
-    ranked = [(s.value, p) for s, p in prior.predict(words_of_turn(state), previous, len(history))[:3]]
-    listed = ", ".join(f"{name} {p:.2f}" for name, p in ranked)
-    return f" Counsellors in this situation most often use: {listed}.", ranked
+    return prior.predict(words_of_turn(state), previous, len(history))
+
+
+def prior_choice(ranked: list[tuple[Strategy, float]], config: AgentsConfig) -> Strategy | None:
+    """The prior's top strategy when policy and confidence let it decide."""
+    if not ranked or config.strategy_label == "llm":
+        return None
+    top, probability = ranked[0]
+    if config.strategy_label == "auto" and probability < config.prior_min_confidence:
+        return None
+    return top
 
 
 def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
-    """Set the goal to response and choose the support strategy."""
+    """Set the goal to response and choose the support strategy.
+
+    The strategy comes from the ESConv-trained prior when it is confident (a small LLM
+    is a weak strategy classifier), else from the LLM with the prior's ranking as a hint.
+    The LLM always sets the goal and says why.
+    """
     started = time.perf_counter()
     config = runtime.context.config.agents
     previous = _previous_strategies(state)
-    task = TASK if not previous else TASK + f" Your earlier replies used: {', '.join(previous)}."
-    hint, ranked = prior_hint(state)
-    task += hint
+    ranked = prior_ranking(state)
+    chosen = prior_choice(ranked, config)
+    schema: type[StrategyDraft] | type[GoalDraft]
+    if chosen is not None:
+        schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
+    else:
+        schema, task = StrategyDraft, TASK
+        if previous:
+            task += f" Your earlier replies used: {', '.join(previous)}."
+        if ranked:
+            listed = ", ".join(f"{s.value} {p:.2f}" for s, p in ranked[:3])
+            task += f" Counsellors in this situation most often use: {listed}."
     messages = build_messages(state, task, history_turns=config.history_turns)
-    answer = ask(runtime.context.backbone, messages, StrategyDraft, repair_attempts=config.repair_attempts,
+    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS)
-    if answer.parsed is None:
+    fallback = None
+    if answer.parsed is not None:
+        draft = answer.parsed
+        plan = EmpathyPlan(
+            goal=draft.goal.strip(),
+            strategy=chosen if chosen is not None else draft.strategy,
+            rationale=draft.rationale.strip(),
+        )
+    elif ranked:
+        # The person still deserves a reply: plan it from the prior, and say so.
+        emotion = state["emotion"]
+        plan = EmpathyPlan(
+            goal=f"acknowledge that they feel {emotion.emotion.value}",
+            strategy=chosen or ranked[0][0],
+            rationale="the LLM's plan was unusable; strategy from the trained prior",
+        )
+        fallback = f"LLM plan unusable ({answer.error}); goal by rule, strategy from the prior"
+    else:
         raise StructuredOutputError(f"empathy-strategy output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    draft = answer.parsed
-    plan = EmpathyPlan(goal=draft.goal.strip(), strategy=draft.strategy, rationale=draft.rationale.strip())
     record = agent_record(
-        "empathy_strategy", started, output=plan, messages=messages, answer=answer, inputs={"previous": previous, "prior": ranked}
+        "empathy_strategy",
+        started,
+        output=plan,
+        messages=messages,
+        answer=answer,
+        fallback=fallback,
+        inputs={
+            "previous": previous,
+            "prior": [(s.value, p) for s, p in ranked[:3]],
+            "strategy_source": "prior" if chosen is not None else "llm",
+        },
     )
     return {"empathy": plan, "steps": [record]}
