@@ -40,6 +40,7 @@ INSTANT_SCRIPT = {
     "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "quote": "I", "intensity": "medium"},
     "CauseDraft": {"scenario": "an event", "quote": "I", "intensity": "medium"},
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings", "rationale": "it helps"},
+    "GoalDraft": {"goal": "comfort", "rationale": "it helps"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
