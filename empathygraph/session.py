@@ -146,6 +146,9 @@ class Empathizer:
             self._thread(session_id),
             context=self.context(out_dir),
             stream_mode=stream_mode,
+            # One checkpoint when the turn ends, not one per step: the session keeps every
+            # finished turn, and a failed turn leaves the earlier ones as they were.
+            durability="exit",
         )
 
     def events(

@@ -40,7 +40,7 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
 }
 REVISE = " Improve your last reply: {advice}"
 # Bounds decode time; a reply cut here keeps its complete sentences (see ``close_cut_json``).
-MAX_TOKENS = 96
+MAX_TOKENS = 64
 
 
 class ResponseDraft(BaseModel):
