@@ -22,8 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from empathygraph import Config, Empathizer  # noqa: E402
+from empathygraph import Config, Empathizer, TurnResult  # noqa: E402
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model  # noqa: E402
+from empathygraph.trace.events import ReplyToken, TurnFinished  # noqa: E402
 
 TURNS = [
     "My mom passed away last month. I keep picking up the phone to call her every Sunday and then I remember.",
@@ -54,17 +55,16 @@ def config(db: str, **backbone: object) -> Config:
     })
 
 
-def first_reply_token_seconds(empathizer: Empathizer, text: str, session: str) -> tuple[float, float]:
-    """(seconds to the response agent's first streamed token, whole turn seconds)."""
+def timed_turn(empathizer: Empathizer, text: str, session: str) -> tuple[float, TurnResult]:
+    """(seconds to the reply's first streamed token, the turn's result)."""
     started = time.perf_counter()
     first = None
-    for mode, payload in empathizer.stream(text, session_id=session, stream_mode=["messages", "updates"]):
-        if mode == "messages" and first is None:
-            chunk, meta = payload
-            if meta.get("langgraph_node") == "response" and getattr(chunk, "content", ""):
-                first = time.perf_counter() - started
-    total = time.perf_counter() - started
-    return (first if first is not None else total), total
+    for event in empathizer.events(text, session_id=session):
+        if isinstance(event, ReplyToken) and first is None:
+            first = time.perf_counter() - started
+        elif isinstance(event, TurnFinished):
+            return (first if first is not None else event.result.seconds), event.result
+    raise RuntimeError("the turn ended without a result")
 
 
 def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, object]:
@@ -72,10 +72,9 @@ def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, obj
     per_agent: dict[str, list[float]] = defaultdict(list)
     for index, text in enumerate(texts):
         session = f"{tag}-{index}-{time.time_ns()}"
-        first, total = first_reply_token_seconds(empathizer, text, session)
-        result = empathizer._result(session, total)
+        first, result = timed_turn(empathizer, text, session)
         first_tokens.append(first)
-        seconds.append(total)
+        seconds.append(result.seconds)
         calls.append(result.llm_calls)
         tokens.append(result.tokens.total)
         for step in result.steps:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -14,7 +12,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 from rich.tree import Tree
 
-from empathygraph.session import TurnResult, UpdateHandler
+from empathygraph.session import TurnResult
 from empathygraph.trace.events import (
     MediaReady,
     ReplyToken,
@@ -41,21 +39,6 @@ STEP_LABELS = {
     "render": "voice and avatar",
     "remember": "remembered the turn",
 }
-
-
-@contextmanager
-def live_progress(console: Console) -> Iterator[UpdateHandler]:
-    """Show a spinner and one line per finished step; yields the update handler."""
-    with console.status("[bold]listening…", spinner="dots") as status:
-
-        def on_update(node: str, change: dict[str, Any]) -> None:
-            steps = change.get("steps") or []
-            timing = f" [dim]{steps[-1].latency_s:.1f}s[/dim]" if steps else ""
-            if node != "begin_turn":
-                console.print(f"  [green]✓[/green] {STEP_LABELS.get(node, node)}{timing}")
-            status.update(f"[bold]thinking… [dim](after {STEP_LABELS.get(node, node)})")
-
-        yield on_update
 
 
 def reasoning_tree(result: TurnResult) -> Tree:
