@@ -64,7 +64,11 @@ class AgentsConfig(Section):
     """How the agents reason."""
 
     reflection_rounds: int = Field(default=1, ge=0, le=5, description="most times reflection may send a reply back")
-    reflection_llm: bool = Field(default=True, description="ask the LLM as well as the rule checks")
+    reflection_llm: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="ask the LLM critic as well as the rule checks; auto: only on a server backbone "
+        "(on the embedded CPU model it costs ~2 s a turn and a ~6 s rewrite when it objects)",
+    )
     repair_attempts: int = Field(default=1, ge=0, le=3, description="re-asks after an invalid output")
     perception_llm: Literal["auto", "always", "never"] = Field(
         default="auto", description="auto: ask the LLM to fuse cues only when a turn has several modalities"
@@ -77,7 +81,7 @@ class AgentsConfig(Section):
         default="auto", description="auto: the trained ESConv strategy prior decides when confident, else the LLM"
     )
     prior_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    reply_max_words: int = Field(default=40, ge=5, description="asked of the LLM; 1.5x this is refused")
+    reply_max_words: int = Field(default=30, ge=5, description="asked of the LLM; 1.5x this is refused")
     history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
 
 

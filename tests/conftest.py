@@ -39,7 +39,7 @@ def test_config(**sections: Any) -> Config:
     """A config for unit tests: in-memory sessions, no media, no model downloads."""
     data: dict[str, Any] = {
         "sessions": {"db": ":memory:"},
-        "agents": {"strategy_label": "llm"},
+        "agents": {"strategy_label": "llm", "reflection_llm": "always"},
         "perception": {"text_emotion": False},
         "generators": {"speech": "none", "avatar": "none"},
     }

@@ -134,3 +134,26 @@ def test_an_unusable_plan_falls_back_to_the_prior_and_says_so():
     step = next(s for s in result.steps if s.step == "empathy_strategy")
     assert step.fallback and "prior" in step.fallback
     assert result.plan.text  # the person still got a reply
+
+
+def test_an_unsure_prior_leaves_the_llm_its_likeliest_strategies_only():
+    model = scripted(StrategyDraft={"strategy": "Question", "goal": "understand more", "rationale": "little is known"})
+    config = test_config(agents={"strategy_label": "auto", "prior_min_confidence": 1.0})
+    result = make_empathizer(model, config).respond("My dog died yesterday.")
+    step = next(s for s in result.steps if s.step == "empathy_strategy")
+    likeliest = [name for name, _ in step.input["prior"]][:3]
+    prompt = model.calls_for("StrategyDraft")[0].prompt
+    assert step.input["strategy_source"] == "llm"
+    offered = prompt.split("one of: ", 1)[1].split(")", 1)[0]
+    assert offered.startswith(", ".join(likeliest)) and offered.count(",") == 3  # the prior's top 4
+
+
+def test_the_llm_critic_runs_only_where_it_is_cheap_unless_asked():
+    from empathygraph.agents.reflection import wants_llm_critic
+
+    auto = test_config(agents={"reflection_llm": "auto"}).agents
+    assert not wants_llm_critic(auto, "embedded") and wants_llm_critic(auto, "openai")
+    assert wants_llm_critic(test_config().agents, "embedded")  # the tests' config says "always"
+    model = scripted()
+    make_empathizer(model, test_config(agents={"reflection_llm": "auto"})).respond("My dog died yesterday.")
+    assert model.calls_for("ReflectionDraft") == []

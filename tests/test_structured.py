@@ -131,9 +131,9 @@ def test_an_over_long_reply_is_trimmed_at_a_sentence_end_without_asking_again():
     assert "trimmed" in step.fallback
 
 
-def test_a_re_ask_after_a_cut_off_answer_gets_the_full_budget():
+def test_a_re_ask_after_a_cut_off_answer_gets_twice_the_first_budget():
     cut = '{"goal": "help them feel heard about the dog and the'
     model = scripted(StrategyDraft=[cut, {"goal": "g", "strategy": "Question", "rationale": "r"}])
     make_empathizer(model).respond("My dog died.")
     first, second = model.calls_for("StrategyDraft")
-    assert first.options.get("max_tokens") is not None and second.options.get("max_tokens") is None
+    assert second.options.get("max_tokens") == 2 * first.options["max_tokens"]

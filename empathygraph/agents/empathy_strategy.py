@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
 
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.steps import agent_record
@@ -18,14 +20,16 @@ from empathygraph.schemas import EmpathyPlan, Strategy
 from empathygraph.state import MergState
 
 TASK = (
-    'the plan. JSON: "goal" (what your reply should do for them, under 12 words), "strategy" (Question, '
-    "Restatement or Paraphrasing, Reflection of feelings, Self-disclosure, Affirmation and Reassurance, "
-    'Providing Suggestions, Information or Others), "rationale" (why, in 5 to 10 words).'
+    'the plan. JSON: "strategy" (one of: {choices}), "goal" (what your reply should do for them, '
+    'under 10 words), "rationale" (why, under 8 words).'
 )
 TASK_GIVEN_STRATEGY = (
     'the plan. Your reply will use the strategy "{strategy}". JSON: "goal" (what your reply should do for '
-    'them, under 12 words), "rationale" (why this strategy helps now, in 5 to 10 words).'
+    'them, under 10 words), "rationale" (why this strategy helps now, under 8 words).'
 )
+# When the prior assists, the LLM chooses among its likeliest strategies only: a shorter
+# prompt and answer, and a small model's choice stays where counsellors' choices are.
+PRIOR_CHOICES = 4
 
 # Rationales run long; one cut here keeps its complete sentences.
 MAX_TOKENS = 64
@@ -34,9 +38,17 @@ MAX_TOKENS = 64
 class StrategyDraft(BaseModel):
     """LLM output of the strategy step."""
 
-    goal: str = Field(max_length=300)
     strategy: Strategy
+    goal: str = Field(max_length=300)
     rationale: str = Field(max_length=300)
+
+
+def strategy_draft(choices: list[Strategy]) -> type[StrategyDraft]:
+    """``StrategyDraft`` with the strategy constrained to ``choices`` (all of them: the class itself)."""
+    if set(choices) == set(Strategy):
+        return StrategyDraft
+    allowed = Literal[tuple(choice.value for choice in choices)]  # type: ignore[valid-type]
+    return create_model("StrategyDraft", __base__=StrategyDraft, strategy=(allowed, ...))
 
 
 class GoalDraft(BaseModel):
@@ -86,12 +98,10 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     if chosen is not None:
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
     else:
-        schema, task = StrategyDraft, TASK
+        choices = [s for s, _ in ranked[:PRIOR_CHOICES]] if ranked and config.strategy_label == "auto" else list(Strategy)
+        schema, task = strategy_draft(choices), TASK.format(choices=", ".join(c.value for c in choices))
         if previous:
             task += f" Your earlier replies used: {', '.join(previous)}."
-        if ranked:
-            listed = ", ".join(f"{s.value} {p:.2f}" for s, p in ranked[:3])
-            task += f" Counsellors in this situation most often use: {listed}."
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS)
@@ -100,7 +110,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
         draft = answer.parsed
         plan = EmpathyPlan(
             goal=draft.goal.strip(),
-            strategy=chosen if chosen is not None else draft.strategy,
+            strategy=chosen if chosen is not None else Strategy(draft.strategy),
             rationale=draft.rationale.strip(),
         )
     elif ranked:

@@ -21,6 +21,7 @@ from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.response import word_count
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
+from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.schemas import AvatarProfile, Critique, EmotionAnalysis, EmpathyPlan, ResponsePlan, Strategy
 from empathygraph.state import MergState
@@ -79,6 +80,11 @@ def check_plan(
     return issues
 
 
+def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
+    """Whether the LLM critic runs: ``auto`` asks it only of a server backbone, where it is cheap."""
+    return config.reflection_llm == "always" or (config.reflection_llm == "auto" and backbone_kind != "embedded")
+
+
 def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     """Audit the plan; ask for a rewrite while rounds remain."""
     started = time.perf_counter()
@@ -90,7 +96,7 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     can_revise = rounds < config.reflection_rounds
     messages = answer = None
     advice, source, llm_verdict = "", "checks", "accept"
-    if config.reflection_llm and can_revise:
+    if can_revise and wants_llm_critic(config, runtime.context.config.backbone.kind):
         messages = build_messages(state, TASK, history_turns=config.history_turns)
         answer = ask(runtime.context.backbone, messages, ReflectionDraft, repair_attempts=config.repair_attempts,
                      max_tokens=MAX_TOKENS)

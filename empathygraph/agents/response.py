@@ -24,7 +24,7 @@ from empathygraph.state import MergState
 
 TASK = (
     "the reply. Speak to them as a warm {age} {gender} listener. {how} Name what they told you; "
-    'no greeting, 1 or 2 sentences, under {words} words. JSON: {{"reply": "..."}}'
+    'no greeting, 1 or 2 short sentences, under {words} words. JSON: {{"reply": "..."}}'
 )
 # What each ESConv strategy asks of the words (a small model follows a plain instruction
 # far better than a strategy name).

@@ -120,7 +120,8 @@ def ask(
 
     Args:
         max_tokens: the most tokens the first try may take (a hard bound on decode time);
-            re-asks and None use the backbone's own limit.
+            a re-ask may take twice as many (an answer cut off once gets room to finish,
+            a rambling model cannot run to the backbone's limit); None uses the backbone's limit.
 
     An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
     would only be cut off again) keeps its complete sentences and is marked ``salvaged``.
@@ -128,15 +129,15 @@ def ask(
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
     """
-    unbounded = backbone.for_schema(schema)
-    bounded = unbounded.bind(max_tokens=max_tokens) if max_tokens is not None else unbounded
+    constrained = backbone.for_schema(schema)
+    first = constrained.bind(max_tokens=max_tokens) if max_tokens is not None else constrained
+    again = constrained.bind(max_tokens=2 * max_tokens) if max_tokens is not None else constrained
     conversation = list(messages)
     attempts: list[LLMAttempt] = []
     unchecked: T | None = None
     for attempt_index in range(repair_attempts + 1):
         started = time.perf_counter()
-        # A re-ask gets the backbone's full budget: a verbose model cut off once would be again.
-        runnable = bounded if attempt_index == 0 else unbounded
+        runnable = first if attempt_index == 0 else again
         try:
             reply = runnable.invoke(conversation)
         except BackendError:
