@@ -45,6 +45,9 @@ class ChatLlamaCpp(BaseChatModel):
         n_ctx: context window in tokens.
         n_threads: CPU threads; None uses every core.
         temperature, max_tokens, seed: sampling settings.
+        use_mmap: map the GGUF file instead of reading it. Off: llama.cpp repacks the
+            weights for the CPU anyway, and a mapping keeps the file's pages resident
+            beside that copy (measured: 1.90 GB vs 1.31 GB RSS for the default model).
     """
 
     model_path: str
@@ -53,6 +56,7 @@ class ChatLlamaCpp(BaseChatModel):
     temperature: float = 0.2
     max_tokens: int = 200
     seed: int = 0
+    use_mmap: bool = False
     _llama: Any = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -76,6 +80,7 @@ class ChatLlamaCpp(BaseChatModel):
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads or os.cpu_count() or 2,
                 seed=self.seed,
+                use_mmap=self.use_mmap,
                 verbose=False,
             )
         return self._llama
