@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 from langgraph.runtime import Runtime
@@ -43,7 +44,8 @@ class StrategyDraft(BaseModel):
     rationale: str = Field(max_length=300)
 
 
-def strategy_draft(choices: list[Strategy]) -> type[StrategyDraft]:
+@functools.cache
+def strategy_draft(choices: tuple[Strategy, ...]) -> type[StrategyDraft]:
     """``StrategyDraft`` with the strategy constrained to ``choices`` (all of them: the class itself)."""
     if set(choices) == set(Strategy):
         return StrategyDraft
@@ -98,7 +100,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     if chosen is not None:
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
     else:
-        choices = [s for s, _ in ranked[:PRIOR_CHOICES]] if ranked and config.strategy_label == "auto" else list(Strategy)
+        choices = tuple(s for s, _ in ranked[:PRIOR_CHOICES]) if ranked and config.strategy_label == "auto" else tuple(Strategy)
         schema, task = strategy_draft(choices), TASK.format(choices=", ".join(c.value for c in choices))
         if previous:
             task += f" Your earlier replies used: {', '.join(previous)}."

@@ -6,6 +6,7 @@ follows a JSON schema at decode time. Any ``BaseChatModel`` can be wrapped.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,8 +35,9 @@ def without_max_length(schema: Any) -> Any:
     return schema
 
 
+@functools.cache
 def json_schema_format(schema: type[BaseModel], style: SchemaFormat = "json_schema") -> dict[str, Any]:
-    """The ``response_format`` that constrains decoding to ``schema``.
+    """The ``response_format`` that constrains decoding to ``schema`` (cached: do not mutate it).
 
     ``json_schema`` is OpenAI's spelling (vLLM and most servers); ``json_object`` is
     llama-cpp-python's (``{"type": "json_object", "schema": ...}``).
