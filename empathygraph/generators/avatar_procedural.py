@@ -1,9 +1,18 @@
 """The default avatar: a procedural 2D talking head drawn with OpenCV, offline and fast.
 
-The static parts (background, shoulders, the head with hair, ears and nose) are drawn
-once; each frame only warps the head layer (nod, tilt, shake) and draws the moving
-features on it: eyes (gaze, lids, blinks), brows and lips. The look follows the profile
-(child: rounder face and larger eyes; elderly: grey hair and lines; long hair for women).
+The head is painted with soft shading (a light from the upper left, eye sockets, the
+nose's side and underside, cheeks, chin) so that it reads as a face, not as a flat
+disc. Everything that stays put for a whole reply is painted once per expression into a
+head layer: hair, ears, skin shading, brows and the creases an expression makes
+(forehead lines for raised brows, a furrow for knit brows, nasolabial folds for a smile,
+nose wrinkles for disgust, crow's feet for a cheek raise). Each frame then only draws
+the moving parts onto a copy of that layer, eyes (gaze, lids, blinks) and mouth, and
+warps it (nod, tilt, shake). The mouth's speech opening rides on the expression's own
+mouth shape: a smile keeps its corners up and shows the teeth while talking, pressed
+angry lips open only a little, a sad mouth keeps its corners down.
+
+The look follows the profile (child: rounder face, larger eyes, smaller nose; elderly:
+grey hair and lines; long hair for women, short for men).
 """
 
 from __future__ import annotations
@@ -23,46 +32,114 @@ from empathygraph.schemas import AgeGroup, AvatarDirectives, AvatarProfile, Gend
 
 # The mouth's inside: a colour used nowhere else, so a frame's open-mouth area can be measured.
 MOUTH_INSIDE = (72, 18, 30)
-_SKIN = (236, 196, 164)
-_SKIN_SHADE = (214, 168, 136)
-_LIP = (188, 96, 96)
-_EYE_WHITE = (250, 250, 248)
-_LINE = (90, 60, 50)
+_EYE_WHITE = (242, 240, 236)
+_TEETH = (246, 243, 236)
+_LASH = (46, 34, 32)
+_SHIFT = 4  # sub-pixel bits for OpenCV drawing
+_ONE = 1 << _SHIFT
+SHADING = 1.0  # strength of the skin's shading
+CREASES = 2.0  # strength of creases, folds and the nose
+BACKDROP = ((150, 166, 186), (100, 118, 146))  # top and bottom colour of the background
 
 
 @dataclass(frozen=True)
 class Look:
-    """Proportions and colours of a head, in pixels of a 512-pixel frame."""
+    """Proportions and colours of a head, in pixels of a 512-pixel frame (origin: head centre)."""
 
-    face: tuple[int, int]
-    eye_size: tuple[float, float]
-    eye_gap: float
+    face: tuple[float, float]  # half width, half height of the face
+    chin: float  # how much the lower face narrows (0: an ellipse)
+    eye_size: tuple[float, float]  # half width, half height of an open eye
+    eye_gap: float  # eye centre's distance from the midline
+    eye_y: float
+    brow_gap: float  # brow's height above the eye centre
+    brow_weight: float  # brow thickness
+    nose_y: float  # nostrils' height
+    nose_width: float
+    mouth_y: float
+    mouth_half: float
+    lips: tuple[float, float]  # upper, lower lip thickness
+    skin: tuple[int, int, int]
+    lip: tuple[int, int, int]
     hair: tuple[int, int, int]
     iris: tuple[int, int, int]
     long_hair: bool
-    wrinkles: bool
+    wrinkles: float  # age lines, 0..1
+    lashes: bool
     shirt: tuple[int, int, int]
 
 
 def look_for(profile: AvatarProfile) -> Look:
     """Return the head's proportions and colours for an avatar profile."""
     child = profile.age is AgeGroup.CHILD
+    female = profile.gender is Gender.FEMALE
     hair = {
         AgeGroup.CHILD: (92, 62, 40),
         AgeGroup.YOUNG: (70, 46, 32),
         AgeGroup.MIDDLE_AGED: (96, 82, 72),
         AgeGroup.ELDERLY: (196, 196, 200),
     }[profile.age]
+    wrinkles = {AgeGroup.CHILD: 0.0, AgeGroup.YOUNG: 0.0, AgeGroup.MIDDLE_AGED: 0.4, AgeGroup.ELDERLY: 1.0}[profile.age]
+    if child:
+        return Look(
+            face=(116.0, 128.0), chin=0.10, eye_size=(25.0, 9.5), eye_gap=50.0, eye_y=-4.0, brow_gap=32.0,
+            brow_weight=7.0, nose_y=36.0, nose_width=14.0, mouth_y=68.0, mouth_half=28.0, lips=(6.0, 8.0),
+            skin=(240, 204, 176), lip=(206, 112, 112), hair=hair, iris=(70, 110, 150) if female else (96, 70, 46),
+            long_hair=female, wrinkles=0.0, lashes=female, shirt=(180, 90, 110) if female else (70, 100, 150),
+        )  # fmt: skip
     return Look(
-        face=(118, 132) if child else (122, 158),
-        eye_size=(26.0, 13.0) if child else (23.0, 9.0),
-        eye_gap=46.0 if child else 50.0,
-        hair=hair,
-        iris=(70, 110, 150) if profile.gender is Gender.FEMALE else (96, 70, 46),
-        long_hair=profile.gender is Gender.FEMALE,
-        wrinkles=profile.age is AgeGroup.ELDERLY,
-        shirt=(180, 90, 110) if profile.gender is Gender.FEMALE else (70, 100, 150),
-    )
+        face=(110.0, 148.0) if female else (116.0, 152.0), chin=0.3 if female else 0.24,
+        eye_size=(24.0, 8.0) if female else (23.0, 7.5), eye_gap=52.0, eye_y=-10.0,
+        brow_gap=28.0 if female else 26.0, brow_weight=7.0 if female else 10.0,
+        nose_y=44.0 if female else 47.0, nose_width=16.0 if female else 18.0,
+        mouth_y=80.0 if female else 84.0, mouth_half=40.0 if female else 42.0,
+        lips=(8.0, 11.0) if female else (6.5, 9.0),
+        skin=(236, 196, 164), lip=(198, 100, 104) if female else (184, 110, 104),
+        hair=hair, iris=(70, 110, 150) if female else (96, 70, 46), long_hair=female, wrinkles=wrinkles,
+        lashes=female, shirt=(180, 90, 110) if female else (70, 100, 150),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MouthShape:
+    """The lips of one frame in head coordinates: corners, opening and teeth."""
+
+    half_width: float
+    corner_lift: float  # corners above (+) or below (-) the lip centre line
+    gap_up: float  # the upper lip's inner edge above the centre line
+    gap_down: float  # the lower lip's inner edge below it
+    roundness: float  # opening shape: small = a stretched slot, ~0.8 = an oval
+    upper_lip: float
+    lower_lip: float
+    upper_teeth: float  # how far the upper teeth reach down from the upper lip
+    lower_teeth: float
+    snarl: float = 0.0  # upper-lip raise (AU10): lifts the upper lip in a flat arch over the teeth
+
+
+def mouth_shape(look: Look, e: Expression, speech_open: float) -> MouthShape:
+    """Combine the expression's mouth with the speech opening (the jaw rides on the expression)."""
+    pos = max(0.0, e.smile)
+    narrow = 0.4 * max(0.0, -e.mouth_width) * (1 + max(0.0, e.jaw))
+    width = look.mouth_half * (1 + 0.16 * pos + 0.22 * max(0.0, e.mouth_width) - narrow - 0.06 * speech_open)
+    lift = 12.0 * e.smile + 3.0 * max(0.0, e.cheek_raise)
+    press = float(np.clip(e.lip_press, 0.0, 1.0))
+    # Pressed lips and a sad, mumbling mouth open less for speech; an open jaw opens more.
+    speech_gain = 17.0 * (1.0 - 0.35 * press - 0.15 * max(0.0, -e.smile))
+    rest = 34.0 * max(0.0, e.jaw) + 10.0 * max(0.0, e.lips_part)
+    gap = rest + max(0.0, speech_open) ** 0.7 * speech_gain  # lips part quickly, then the jaw follows
+    lip_raise = 7.0 * max(0.0, e.lip_raise)
+    stretch = max(0.0, e.mouth_width)
+    gap_up = (0.22 - 0.1 * min(1.0, stretch)) * gap + 1.5 * max(0.0, e.lips_part)
+    gap_down = gap - gap_up + 1.5 * max(0.0, e.lips_part)
+    roundness = float(np.clip(0.75 - 0.6 * stretch - 0.25 * pos + 0.3 * max(0.0, e.jaw), 0.2, 1.0))
+    thin = 1.0 - 0.6 * press
+    upper_lip = look.lips[0] * thin * (1 - 0.25 * max(0.0, e.mouth_width)) * (1 - 0.3 * max(0.0, e.lip_raise))
+    lower_lip = look.lips[1] * thin * (1 + 0.15 * max(0.0, e.chin_raise) - 0.2 * max(0.0, e.mouth_width))
+    # Teeth show in the opening but never fill it: the dark gap still grows with the jaw.
+    teeth_up = min(7.0 + lip_raise + 2.0 * pos, (0.2 + 0.5 * pos + 0.15 * max(0.0, e.lips_part)) * gap + lip_raise)
+    teeth_up *= 1 - 0.8 * min(1.0, stretch)  # a stretched (fearful) mouth bares the lower teeth instead
+    lower_show = 6.0 * stretch + 4.0 * press + 3.0 * max(0.0, e.lip_raise)
+    teeth_down = min(lower_show, 0.3 * gap) if lower_show > 1.5 else 0.0
+    return MouthShape(width, lift, gap_up, gap_down, roundness, upper_lip, lower_lip, teeth_up, teeth_down, lip_raise)
 
 
 class ProceduralHead:
@@ -74,170 +151,436 @@ class ProceduralHead:
         self.look = look_for(profile)
         self.centre = np.array([256.0, 236.0 if profile.age is not AgeGroup.CHILD else 250.0])
         self.background = self._draw_background()
-        self.head_rgb, self.head_alpha = self._draw_head_layer()
-        ys, xs = np.nonzero(self.head_alpha > 0)
-        pad = 40 * self.scale
-        self.roi = (
-            max(0, int(xs.min() - pad)), max(0, int(ys.min() - pad)),
-            min(size, int(xs.max() + pad)), min(size, int(ys.max() + pad)),
-        )  # fmt: skip
+        fw, fh = self.look.face
+        pad = 40  # room for the head's motion
+        if self.look.long_hair:
+            half, top, bottom = fw + 31, -fh - 29, 181.0
+        else:
+            half, top, bottom = fw + 13, -fh - 37, fh + 1
+        x0, y0 = self._px(np.array([-half - pad, top - pad]))
+        x1, y1 = self._px(np.array([half + pad, bottom + pad]))
+        self.roi = (max(0, int(x0)), max(0, int(y0)), min(size, int(x1)), min(size, int(y1)))
+        self._layers: dict[Expression, tuple[np.ndarray, np.ndarray]] = {}
 
-    # --- static layers ---------------------------------------------------------------------
+    # --- coordinates -----------------------------------------------------------------------
     def _px(self, points: np.ndarray) -> np.ndarray:
         """Local head coordinates (512 scale, origin at the head centre) -> frame pixels."""
         return (points + self.centre) * self.scale
 
+    def _fixed(self, points: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+        """Local coordinates -> OpenCV fixed-point pixel coordinates (``_SHIFT`` bits), relative to ``origin``."""
+        pts = self._px(np.asarray(points, np.float64)) - np.asarray(origin, np.float64)
+        return np.round(pts * _ONE).astype(np.int32)
+
+    # --- static layers ---------------------------------------------------------------------
     def _draw_background(self) -> np.ndarray:
-        s = self.size
+        s, look = self.size, self.look
         ramp = np.linspace(0, 1, s, dtype=np.float32)[:, None, None]
-        top, bottom = np.array([214, 226, 236], np.float32), np.array([168, 184, 204], np.float32)
+        top, bottom = np.array(BACKDROP[0], np.float32), np.array(BACKDROP[1], np.float32)
         frame = np.ascontiguousarray(np.broadcast_to(top + (bottom - top) * ramp, (s, s, 3)).astype(np.uint8))
-        neck = self._px(np.array([[-38, 110], [38, 110], [44, 230], [-44, 230]], np.float32))
-        cv2.fillPoly(frame, [neck.astype(np.int32)], _SKIN_SHADE, cv2.LINE_AA)
+        neck_shade = tuple(int(c * 0.84) for c in look.skin)
+        neck = self._fixed(np.array([[-40, 100], [40, 100], [46, 230], [-46, 230]]))
+        cv2.fillPoly(frame, [neck], neck_shade, cv2.LINE_AA, _SHIFT)
+        # The chin's shadow on the neck.
+        shadow = np.zeros((s, s), np.float32)
+        chin = tuple(int(v) for v in self._px(np.array([0.0, look.face[1] - 6])))
+        cv2.ellipse(shadow, chin, (int(60 * self.scale), int(26 * self.scale)), 0, 0, 360, 1.0, -1, cv2.LINE_AA)
+        shadow = cv2.GaussianBlur(shadow, (0, 0), 10 * self.scale)
+        frame[:] = (frame * (1 - 0.35 * shadow[..., None])).astype(np.uint8)
         shoulders = self._px(np.array([0.0, 330.0]))
         cv2.ellipse(
             frame, tuple(int(v) for v in shoulders), (int(210 * self.scale), int(130 * self.scale)),
-            0, 180, 360, self.look.shirt, -1, cv2.LINE_AA,
+            0, 180, 360, look.shirt, -1, cv2.LINE_AA,
         )  # fmt: skip
+        collar = self._fixed(np.array([[-46, 212], [0, 250], [46, 212]]))
+        cv2.polylines(frame, [collar], False, tuple(int(c * 0.75) for c in look.shirt), max(2, int(4 * self.scale)), cv2.LINE_AA, _SHIFT)
         return frame
 
-    def _draw_head_layer(self) -> tuple[np.ndarray, np.ndarray]:
-        s, k, look = self.size, self.scale, self.look
-        rgb = np.zeros((s, s, 3), np.uint8)
-        alpha = np.zeros((s, s), np.uint8)
+    def face_outline(self) -> np.ndarray:
+        """The face's outline (local coordinates): an egg, narrowing towards the chin."""
+        fw, fh = self.look.face
+        t = np.linspace(0, 2 * np.pi, 120, endpoint=False)
+        y = -fh * np.cos(t)
+        lower = np.clip(y / fh, 0, 1)
+        x = fw * np.sin(t) * (1 - self.look.chin * lower**3)
+        return np.stack([x, y], axis=1)
+
+    def layer(self, e: Expression) -> tuple[np.ndarray, np.ndarray]:
+        """The head layer (RGB, alpha) for an expression, painted once and cached."""
+        if e not in self._layers:
+            if len(self._layers) > 8:
+                self._layers.clear()
+            self._layers[e] = self._paint_head(e)
+        return self._layers[e]
+
+    def _paint_head(self, e: Expression) -> tuple[np.ndarray, np.ndarray]:
+        """Paint hair, ears, shaded skin, brows and the expression's creases (the ROI only)."""
+        look, k = self.look, self.scale
+        x0, y0, x1, y1 = self.roi
+        h, w = y1 - y0, x1 - x0
+        org = (x0, y0)
         fw, fh = look.face
 
-        def ellipse(centre: tuple[float, float], axes: tuple[float, float], colour: tuple[int, int, int]) -> None:
-            c = tuple(int(v) for v in self._px(np.array(centre)))
-            ax = (int(axes[0] * k), int(axes[1] * k))
-            cv2.ellipse(rgb, c, ax, 0, 0, 360, colour, -1, cv2.LINE_AA)
-            cv2.ellipse(alpha, c, ax, 0, 0, 360, 255, -1, cv2.LINE_AA)
+        def fill(img: np.ndarray, pts: np.ndarray, value) -> None:
+            cv2.fillPoly(img, [self._fixed(pts, org)], value, cv2.LINE_AA, _SHIFT)
 
+        def ellipse(img: np.ndarray, centre, axes, value, angle: float = 0.0) -> None:
+            c = self._fixed(np.array([centre]), org)[0]
+            ax = (int(axes[0] * k * _ONE), int(axes[1] * k * _ONE))
+            cv2.ellipse(img, (int(c[0]), int(c[1])), ax, angle, 0, 360, value, -1, cv2.LINE_AA, _SHIFT)
+
+        def line(img: np.ndarray, pts, value, width: float) -> None:
+            cv2.polylines(img, [self._fixed(np.asarray(pts, np.float64), org)], False, value,
+                          max(1, int(round(width * k))), cv2.LINE_AA, _SHIFT)  # fmt: skip
+
+        rgb = np.zeros((h, w, 3), np.float32)
+        alpha = np.zeros((h, w), np.float32)
+        hair = np.array(look.hair, np.float32)
+
+        # --- hair behind the head, ears ---------------------------------------------------
+        hair_mask = np.zeros((h, w), np.float32)
         if look.long_hair:
-            ellipse((0, 20), (fw + 30, fh + 40), look.hair)
-            hair_fall = self._px(np.array([[-fw - 30, 20], [fw + 30, 20], [fw + 20, 175], [-fw - 20, 175]], np.float32))
-            cv2.fillPoly(rgb, [hair_fall.astype(np.int32)], look.hair, cv2.LINE_AA)
-            cv2.fillPoly(alpha, [hair_fall.astype(np.int32)], 255, cv2.LINE_AA)
+            ellipse(hair_mask, (0, 6), (fw + 30, fh + 34), 1.0)
+            fill(hair_mask, np.array([[-fw - 30, 10], [fw + 30, 10], [fw + 26, 180], [-fw - 26, 180]]), 1.0)
         else:
-            ellipse((0, -22), (fw + 10, fh - 8), look.hair)
-        ellipse((-fw + 2, 8), (16, 28), _SKIN_SHADE)
-        ellipse((fw - 2, 8), (16, 28), _SKIN_SHADE)
-        ellipse((0, 0), (fw, fh), _SKIN)
-        # Fringe: the hair's front edge, a cap over the top of the face.
-        cap = self._px(np.array([0.0, -fh * 0.55]))
-        cv2.ellipse(
-            rgb, tuple(int(v) for v in cap), (int((fw + 4) * k), int(fh * 0.5 * k)), 0, 180, 360, look.hair, -1,
-            cv2.LINE_AA,
-        )  # fmt: skip
-        nose = self._px(np.array([[-4, 10], [-13, 45], [-3, 50], [6, 47]], np.float32))
-        cv2.polylines(rgb, [nose.astype(np.int32)], False, _SKIN_SHADE, max(1, int(3 * k)), cv2.LINE_AA)
-        if look.wrinkles:
-            for dy in (-78, -66):
-                line = self._px(np.array([[x, dy + 0.002 * x * x] for x in range(-40, 41, 10)], np.float32))
-                cv2.polylines(rgb, [line.astype(np.int32)], False, _SKIN_SHADE, max(1, int(2 * k)), cv2.LINE_AA)
+            ellipse(hair_mask, (0, -26), (fw + 9, fh - 10), 1.0)
+        ears = np.zeros((h, w), np.float32)
+        for side in (-1, 1) if not look.long_hair else ():  # long hair covers the ears
+            ellipse(ears, (side * (fw - 4), look.eye_y + 18), (15, 27), 1.0, angle=side * 8)
+        face = np.zeros((h, w), np.float32)
+        fill(face, self.face_outline(), 1.0)
+        skin_mask = np.maximum(face, ears)
+
+        # --- shading of the skin: darkening d (positive) or highlight (negative) ----------
+        broad = np.zeros((h, w), np.float32)  # soft, wide shapes
+        mid = np.zeros((h, w), np.float32)  # creases and the nose
+        fine = np.zeros((h, w), np.float32)  # nostrils, sharp lines
+        # Rim: the face turns away from the light at its edges; the light comes from the upper left.
+        inside = cv2.distanceTransform((face > 0.5).astype(np.uint8), cv2.DIST_L2, 5) / k
+        rim = np.exp(-inside / 22.0) * face
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        lx = ((xs + x0) / k - self.centre[0]) / fw
+        ly = ((ys + y0) / k - self.centre[1]) / fh
+        shade = 0.22 * rim + 0.06 * lx + 0.05 * np.clip(ly, 0, 1) ** 2
+        ex, ey = look.eye_gap, look.eye_y
+        ew, eh = look.eye_size
+        for side in (-1, 1):
+            # Eye sockets: under the brow ridge and beside the nose.
+            ellipse(broad, (side * (ex - 4), ey - 4), (ew * 1.25, eh * 1.9), 0.16 + 0.12 * max(0.0, -e.brow_raise))
+            ellipse(broad, (side * (ex - ew + 2), ey + 2), (8, 9), 0.10)
+            # Cheekbones catch the light; the cheek hollows below them do not.
+            ellipse(broad, (side * (ex + 6), ey + 40 - 6 * e.cheek_raise), (26, 16), -0.07 - 0.06 * e.cheek_raise)
+            ellipse(broad, (side * (fw - 18), look.mouth_y - 14), (16, 34), 0.05)
+        # Forehead under the hair: the fringe casts a shadow.
+        ellipse(broad, (0, -fh * 0.55 + 6), (fw * 0.95, 16), 0.10)
+        # Nose: side in shadow, tip and bridge in light, a shadow underneath, nostrils.
+        ny, nw = look.nose_y, look.nose_width
+        wrinkle = max(0.0, e.nose_wrinkle)
+        nostril_y = ny - 3 * wrinkle
+        line(mid, [[7, ey + 6], [9, ny - 18], [nw * 0.75, ny - 6]], 0.10, 7)
+        line(mid, [[-6, ey + 6], [-7, ny - 18]], -0.04, 6)
+        ellipse(broad, (-2, ny - 9), (9, 8), -0.06)
+        ellipse(mid, (0, nostril_y + 7), (nw * 0.8, 4.5), 0.14)
+        for side in (-1, 1):
+            line(mid, [[side * nw * 0.55, nostril_y - 10], [side * nw * 1.02, nostril_y - 3],
+                       [side * nw * 0.85, nostril_y + 3], [side * nw * 0.45, nostril_y + 4]], 0.18, 3)  # fmt: skip
+            ellipse(fine, (side * nw * 0.42, nostril_y + 1.5), (4.5 + wrinkle, 2.4), 0.42, angle=side * 15)
+        # Philtrum and the hollow under the lower lip, the chin's roundness.
+        my, mh = look.mouth_y, look.mouth_half
+        for side in (-1, 1):
+            line(mid, [[side * 4, nostril_y + 8], [side * 6, my - look.lips[0] - 3]], 0.06, 3)
+        ellipse(broad, (0, my + look.lips[1] + 10 - 3 * e.chin_raise), (mh * 0.55, 5 + 2 * e.chin_raise), 0.12 + 0.1 * max(0.0, e.chin_raise))
+        ellipse(broad, (0, fh - 26), (30, 14), -0.06 - 0.04 * max(0.0, e.chin_raise))
+        # Mouth corners (commissures) sit in small hollows.
+        shape = mouth_shape(look, e, 0.0)
+        for side in (-1, 1):
+            ellipse(mid, (side * (shape.half_width + 2), my - shape.corner_lift), (4, 4), 0.14)
+
+        # --- the expression's creases -----------------------------------------------------
+        raise_ = max(0.0, e.brow_raise)
+        knit = max(0.0, -e.brow_inner) + max(0.0, e.brow_knit)
+        inner_up = max(0.0, e.brow_inner)
+        lines = look.wrinkles
+        # Forehead lines (AU1+2), stronger over the inner brow for AU1 alone (sadness).
+        forehead_top = -fh * 0.55 + 14
+        brow_y = ey - look.brow_gap
+        for n, dy in enumerate((11, 19, 27)):
+            y = brow_y - dy - 4 * raise_
+            if y < forehead_top:
+                break
+            depth = 0.08 * raise_ + 0.06 * lines + 0.07 * inner_up * (n < 2)
+            span = 44 - 6 * n if raise_ > inner_up else 26
+            xs_ = np.linspace(-span, span, 9)
+            line(mid, np.stack([xs_, y + 0.004 * xs_**2 - 3 * inner_up * np.cos(xs_ / span * np.pi / 2)], 1), depth, 2.5)
+        # Glabella: vertical furrows for knit brows (AU4), a short horizontal one for disgust's AU9.
+        for side in (-1, 1):
+            line(mid, [[side * 6, brow_y - 6 + 6 * knit], [side * 8, brow_y + 14]], 0.22 * knit + 0.05 * lines, 3.5)
+        if wrinkle > 0:  # AU9: short creases across the bridge, the nose's sides pulled up and darker
+            for dy in (0, 7, 14):
+                line(fine, [[-9 + dy / 4, ey + 4 + dy], [0, ey + 6 + dy], [9 - dy / 4, ey + 4 + dy]], 0.22 * wrinkle, 2)
             for side in (-1, 1):
-                fold = self._px(np.array([[side * 24, 48], [side * 36, 72], [side * 40, 92]], np.float32))
-                cv2.polylines(rgb, [fold.astype(np.int32)], False, _SKIN_SHADE, max(1, int(2 * k)), cv2.LINE_AA)
-        return rgb, alpha
+                line(mid, [[side * 10, ey + 10], [side * (nw + 2), ny - 12]], 0.12 * wrinkle, 6)
+        # Nasolabial folds: deep in a smile (AU12) and a sneer (AU9/10), faint otherwise.
+        fold = 0.04 + 0.12 * max(0.0, e.smile) + 0.14 * max(0.0, e.lip_raise) + 0.03 * lines + 0.05 * max(0.0, e.mouth_width)
+        bulge = 6 * max(0.0, e.cheek_raise) + 4 * max(0.0, e.smile)
+        for side in (-1, 1):
+            start = [side * (nw + 6), ny - 6]
+            middle = [side * (nw + 16 + bulge), ny + 20]
+            end = [side * (shape.half_width + 8 + bulge * 0.6), my + 10 - 0.5 * shape.corner_lift]
+            line(mid, [start, middle, end], fold, 4)
+            # Crow's feet (AU6) and lower-lid bags.
+            cr = 0.10 * max(0.0, e.cheek_raise) + 0.03 * lines
+            for a in (-0.35, 0.0, 0.35):
+                p0 = np.array([side * (ex + ew + 4), ey + 1])
+                p1 = p0 + np.array([side * 12 * np.cos(a), 12 * np.sin(a)])
+                line(mid, [p0, p1], cr, 2.5)
+            line(mid, [[side * (ex - ew * 0.7), ey + eh + 6], [side * ex, ey + eh + 10 - 3 * e.cheek_raise],
+                       [side * (ex + ew * 0.8), ey + eh + 6]], 0.05 + 0.12 * max(0.0, e.cheek_raise) + 0.06 * lines, 3)  # fmt: skip
+            # Chin raise (AU17) dimples the chin; elderly: marionette lines.
+            if lines > 0:
+                line(mid, [[side * (shape.half_width + 4), my + 8], [side * (shape.half_width + 8), my + 36]], 0.08 * lines, 3)
+
+        d = cv2.GaussianBlur(broad, (0, 0), 9 * k) + CREASES * (cv2.GaussianBlur(mid, (0, 0), 2.2 * k) + cv2.GaussianBlur(fine, (0, 0), 1.0 * k))
+        d = SHADING * (shade + d)
+        skin = np.array(look.skin, np.float32)
+        tint = np.array([0.82, 1.0, 1.05], np.float32)  # shadows are warmer than the light
+        skin_rgb = skin * (1 - np.clip(d, -0.3, 0.8)[..., None] * tint)
+        # Blush on the cheeks: friendlier, and stronger in a smile.
+        blush = np.zeros((h, w), np.float32)
+        for side in (-1, 1):
+            ellipse(blush, (side * (ex + 8), my - 22 - 4 * e.cheek_raise), (22, 14), 1.0)
+        blush = cv2.GaussianBlur(blush, (0, 0), 8 * k)[..., None] * (0.12 + 0.10 * max(0.0, e.cheek_raise))
+        skin_rgb = skin_rgb * (1 - blush) + np.array([232, 140, 140], np.float32) * blush
+
+        # --- compose: hair back, skin, brows, fringe ------------------------------------
+        hair_shade = hair * (0.78 + 0.22 * np.clip(1 - ly, 0, 1.6)[..., None] / 1.6)
+        rgb[:] = hair_shade * hair_mask[..., None]
+        alpha[:] = np.maximum(hair_mask, skin_mask)
+        ears_rgb = skin * 0.9 * np.array([0.92, 1.0, 1.0], np.float32)
+        rgb = rgb * (1 - ears[..., None]) + ears_rgb * ears[..., None]
+        rgb = rgb * (1 - face[..., None]) + skin_rgb * face[..., None]
+        for side in (-1, 1) if not look.long_hair else ():  # the ear's inner fold
+            ellipse_mask = np.zeros((h, w), np.float32)
+            ellipse(ellipse_mask, (side * (fw + 2), look.eye_y + 18), (6, 16), 1.0, angle=side * 8)
+            rgb = rgb * (1 - 0.18 * ellipse_mask[..., None])
+        self._paint_brows(rgb, e, org)
+        # Fringe: the hair's front edge over the top of the face, with a soft lower edge.
+        cut = int((self.centre[1] - fh * 0.55 - 4) * k) - y0
+        top = np.zeros((h, w), np.float32)
+        ellipse(top, (0, -fh * 0.55 - 4), (fw + 6, fh * 0.5), 1.0)
+        top[cut:] = 0
+        fringe = cv2.GaussianBlur(top, (0, 0), 1.2 * k)
+        rgb = rgb * (1 - fringe[..., None]) + hair_shade * fringe[..., None]
+        # A few strands of hair: darker lines in the hair mass.
+        strands = np.zeros((h, w), np.float32)
+        for n in range(-3, 4):
+            xs_ = np.array([n * 18.0, n * 22.0, n * 27.0])
+            line(strands, np.stack([xs_, [-fh - 6, -fh * 0.85, -fh * 0.62]], 1), 1.0, 2)
+        strands = cv2.GaussianBlur(strands, (0, 0), 1.5 * k) * np.maximum(hair_mask, fringe)
+        rgb = rgb * (1 - 0.18 * strands[..., None])
+        return np.clip(rgb, 0, 255).astype(np.uint8), np.clip(alpha * 255, 0, 255).astype(np.uint8)
+
+    def brow_points(self, e: Expression, side: int) -> tuple[np.ndarray, np.ndarray]:
+        """A brow's upper and lower edge, inner end first (local coordinates)."""
+        look = self.look
+        ex, ey = look.eye_gap, look.eye_y
+        ew = look.eye_size[0]
+        knit = max(0.0, -e.brow_inner) + max(0.0, e.brow_knit)
+        lowered = max(0.0, -e.brow_inner)
+        inner_up = max(0.0, e.brow_inner)
+        u = np.linspace(0, 1, 12)  # 0: inner end, 1: tail
+        inner_x = ex - ew * 0.95 - 7 * knit
+        outer_x = ex + ew * 1.15
+        x = inner_x + (outer_x - inner_x) * u
+        base = ey - look.brow_gap
+        # A gentle arch at rest; AU1 (inner raise) tilts it up towards the middle, AU4 pulls the
+        # inner ends down into a V, AU1+2 lifts the whole brow.
+        arch = 6.0 * np.sin(np.pi * np.clip(u * 0.85 + 0.1, 0, 1)) * max(0.0, 1 - 0.6 * inner_up - 0.8 * lowered)
+        raise_ = 12.0 * e.brow_raise if e.brow_raise > 0 else 9.0 * e.brow_raise
+        tilt = 13.0 * inner_up * (1 - u) ** 1.5 - 14.0 * lowered * (1 - u) + 3.0 * lowered * u
+        y = base - arch - raise_ - tilt
+        thick = look.brow_weight * (1.15 + 0.25 * lowered - (0.75 + 0.25 * lowered) * u**1.5)
+        upper = np.stack([side * x, y - thick * 0.55], 1)
+        lower = np.stack([side * x, y + thick * 0.45], 1)
+        return upper, lower
+
+    def _paint_brows(self, rgb: np.ndarray, e: Expression, org: tuple[int, int]) -> None:
+        h, w = rgb.shape[:2]
+        mask = np.zeros((h, w), np.float32)
+        for side in (-1, 1):
+            upper, lower = self.brow_points(e, side)
+            pts = np.concatenate([upper, lower[::-1]])
+            cv2.fillPoly(mask, [self._fixed(pts, org)], 1.0, cv2.LINE_AA, _SHIFT)
+        mask = cv2.GaussianBlur(mask, (0, 0), 1.3 * self.scale)[..., None]
+        colour = np.array(_brow_colour(self.look.hair), np.float32)
+        rgb[:] = rgb * (1 - 0.92 * mask) + colour * 0.92 * mask
 
     # --- per frame -------------------------------------------------------------------------
     def frame(self, track: FaceTrack, i: int) -> np.ndarray:
         """Render frame ``i`` of ``track`` as an RGB uint8 array."""
         s = self.size
+        head_rgb, head_alpha = self.layer(track.expression)
+        head = head_rgb.copy()
+        x0, y0, x1, y1 = self.roi
+        e = track.expression
+        self._draw_eyes(head, e, float(track.blink[i]), float(track.gaze_x[i]), float(track.gaze_y[i]))
+        self._draw_mouth(head, mouth_shape(self.look, e, float(track.mouth_open[i])))
         pivot = (float(self.centre[0] * self.scale), float((self.centre[1] + 120) * self.scale))
         matrix = cv2.getRotationMatrix2D(pivot, float(track.head_angle[i]), 1.0)
         matrix[0, 2] += track.head_x[i] * s
         matrix[1, 2] += track.head_y[i] * s
-        x0, y0, x1, y1 = self.roi
+        # The layer lives in ROI coordinates: conjugate the motion by the ROI offset.
+        offset = np.array([x0, y0], np.float64)
         shifted = matrix.copy()
-        shifted[0, 2] -= x0
-        shifted[1, 2] -= y0
+        shifted[:, 2] = matrix[:, :2] @ offset + matrix[:, 2] - offset
         frame = self.background.copy()
-        head = cv2.warpAffine(self.head_rgb, shifted, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-        weight = cv2.warpAffine(self.head_alpha, shifted, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-        weight = weight.astype(np.float32) / 255.0
+        size = (x1 - x0, y1 - y0)
+        head = cv2.warpAffine(head, shifted, size, flags=cv2.INTER_LINEAR)
+        weight = cv2.warpAffine(head_alpha, shifted, size, flags=cv2.INTER_LINEAR).astype(np.float32) * (1.0 / 255.0)
         region = frame[y0:y1, x0:x1]
         frame[y0:y1, x0:x1] = cv2.blendLinear(head, region, weight, 1.0 - weight)
-        self._draw_features(frame, matrix, track.expression, track, i)
         return frame
 
-    def _draw_features(self, frame: np.ndarray, matrix: np.ndarray, e: Expression, track: FaceTrack, i: int) -> None:
-        k = self.scale
+    def _patch(self, head: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+        """A view of ``head`` (ROI image) covering local box lo..hi, and its origin in frame pixels."""
+        x0, y0 = self.roi[:2]
+        a = self._px(lo).astype(int) - (x0, y0)
+        b = self._px(hi).astype(int) - (x0, y0) + 1
+        a = np.maximum(a, 0)
+        b = np.minimum(b, (head.shape[1], head.shape[0]))
+        return head[a[1] : b[1], a[0] : b[0]], (int(a[0] + x0), int(a[1] + y0))
 
-        def to_px(points: np.ndarray) -> np.ndarray:
-            return self._px(points) @ matrix[:, :2].T + matrix[:, 2]
-
-        look = self.look
+    def _draw_eyes(self, head: np.ndarray, e: Expression, blink: float, gx: float, gy: float) -> None:
+        look, k = self.look, self.scale
         ew, eh = look.eye_size
-        openness = max(0.08, 1.0 + 0.45 * e.eye_open) * (1.0 - 0.95 * track.blink[i])
+        opening = float(np.clip(1 + 0.55 * e.eye_open - 0.2 * max(0.0, e.lid_tighten) - 0.15 * max(0.0, -e.brow_raise), 0.35, 1.7))
+        opening *= 1.0 - 0.97 * blink
+        lower = float(np.clip(0.75 - 0.4 * max(0.0, e.cheek_raise) - 0.3 * max(0.0, e.lid_tighten) + 0.15 * max(0.0, e.eye_open), 0.25, 1.0))
+        slant = 0.35 * e.brow_inner - 0.15 * max(0.0, e.lid_tighten) * (e.brow_inner < 0)
         for side in (-1, 1):
-            cx, cy = side * look.eye_gap, -12.0
-            self._draw_eye(frame, to_px, (cx, cy), ew, eh, openness, e, track.gaze_x[i], track.gaze_y[i])
-            inner_y = -44 - 10 * e.brow_raise - 12 * e.brow_inner
-            outer_y = -46 - 12 * e.brow_raise + 3 * e.brow_inner
-            inner_x = cx - side * (ew - 4 + 4 * min(0.0, e.brow_inner))
-            brow = np.array(
-                [[inner_x, inner_y], [cx + side * 6, (inner_y + outer_y) / 2 - 5], [cx + side * (ew + 6), outer_y]],
-                np.float32,
-            )
-            cv2.polylines(frame, [to_px(brow).astype(np.int32)], False, _darker(look.hair), max(2, int(7 * k)), cv2.LINE_AA)
-        if e.lip_raise > 0.3:  # nose wrinkle (AU9)
-            for dx in (-8, 8):
-                wrinkle = np.array([[dx, 18], [dx * 1.6, 26]], np.float32)
-                cv2.polylines(frame, [to_px(wrinkle).astype(np.int32)], False, _SKIN_SHADE, max(1, int(2 * k)), cv2.LINE_AA)
-        self._draw_mouth(frame, to_px, e, float(track.mouth_open[i]))
+            cx, cy = side * look.eye_gap, look.eye_y
+            lo, hi = np.array([cx - ew - 14, cy - eh * 2.4 - 8]), np.array([cx + ew + 14, cy + eh * 1.6 + 10])
+            patch, org = self._patch(head, lo, hi)
+            if patch.size == 0:
+                continue
+            u = np.linspace(-1, 1, 21)  # -1: outer corner on the left eye, +1: inner...
+            inward = -side * u  # +1 at the inner corner (towards the nose)
+            xs = cx + u * ew
+            corner_y = cy - 1.5 * (-inward)  # outer corner a touch higher
+            bump = (1 - u**2) ** 0.55
+            peak = 1 + 0.12 * inward  # the upper lid's highest point sits towards the nose
+            upper_y = corner_y - eh * opening * bump * peak * (1 + slant * inward * 0.6)
+            lower_y = corner_y + eh * lower * (1 - u**2) ** 0.8
+            upper = np.stack([xs, upper_y], 1)
+            lower_pts = np.stack([xs[::-1], lower_y[::-1]], 1)
+            # The eye: sclera, iris (clipped by the lids), shadow under the upper lid.
+            h, w = patch.shape[:2]
+            mask = np.zeros((h, w), np.uint8)
+            outline = self._fixed(np.concatenate([upper, lower_pts]), org)
+            cv2.fillPoly(mask, [outline], 255, cv2.LINE_AA, _SHIFT)
+            eye = np.empty_like(patch)
+            eye[:] = _EYE_WHITE
+            iris_c = self._fixed(np.array([[cx + gx * ew * 0.4, cy + 0.8 + gy * eh * 0.35]]), org)[0]
+            radius = int(ew * 0.42 * k * _ONE)
+            centre = (int(iris_c[0]), int(iris_c[1]))
+            cv2.circle(eye, centre, radius, tuple(int(c * 0.7) for c in look.iris), -1, cv2.LINE_AA, _SHIFT)
+            cv2.circle(eye, centre, int(radius * 0.8), look.iris, -1, cv2.LINE_AA, _SHIFT)
+            cv2.circle(eye, centre, int(radius * 0.45), (18, 16, 20), -1, cv2.LINE_AA, _SHIFT)
+            glint = (centre[0] - int(radius * 0.3), centre[1] - int(radius * 0.35))
+            cv2.circle(eye, glint, int(radius * 0.16), (250, 250, 250), -1, cv2.LINE_AA, _SHIFT)
+            cv2.polylines(eye, [self._fixed(upper, org)], False, (150, 130, 126), max(2, int(5 * k)), cv2.LINE_AA, _SHIFT)
+            blend = (mask.astype(np.float32) / 255.0)[..., None]
+            patch[:] = (patch * (1 - blend) + eye * blend).astype(np.uint8)
+            # Lids: a crease above the upper lid, lashes along it, a soft lower lid.
+            lid = tuple(int(c * 0.78) for c in look.skin)
+            crease = np.stack([xs * 0.96 + cx * 0.04, corner_y - (eh * max(opening, 0.6) + 5 + 2 * e.eye_open) * bump * peak], 1)
+            cv2.polylines(patch, [self._fixed(crease[3:-3], org)], False, lid, max(1, int(2.5 * k)), cv2.LINE_AA, _SHIFT)
+            cv2.polylines(patch, [self._fixed(lower_pts[2:-2], org)], False, tuple(int(c * 0.72) for c in look.skin),
+                          max(1, int(2.5 * k)), cv2.LINE_AA, _SHIFT)  # fmt: skip
+            lash_w = max(2, int((4.5 if look.lashes else 3.5) * k))
+            cv2.polylines(patch, [self._fixed(upper, org)], False, _LASH, lash_w, cv2.LINE_AA, _SHIFT)
+            if look.lashes:  # a flick at the outer corner
+                tip = upper[0] if side < 0 else upper[-1]
+                flick = np.array([tip, tip + [side * 6, -4]])
+                cv2.polylines(patch, [self._fixed(flick, org)], False, _LASH, lash_w, cv2.LINE_AA, _SHIFT)
+            cv2.GaussianBlur(patch, (3, 3), 0, dst=patch)
 
-    def _draw_eye(self, frame, to_px, centre, ew, eh, openness, e: Expression, gx: float, gy: float) -> None:
-        k = self.scale
-        xs = np.linspace(-ew, ew, 15)
-        arc = np.sqrt(np.clip(1 - (xs / ew) ** 2, 0, 1))
-        upper = np.stack([xs + centre[0], centre[1] - eh * openness * arc], axis=1)
-        lower_lift = max(0.0, -e.eye_open) * 0.5  # cheek raise pushes the lower lid up
-        lower = np.stack([xs[::-1] + centre[0], centre[1] + eh * (0.8 - lower_lift) * arc[::-1]], axis=1)
-        outline = to_px(np.concatenate([upper, lower]).astype(np.float32)).astype(np.int32)
-        x, y, w, h = cv2.boundingRect(outline)
-        if w < 2 or h < 2:
+    def _draw_mouth(self, head: np.ndarray, m: MouthShape) -> None:
+        look, k = self.look, self.scale
+        my = look.mouth_y
+        lo = np.array([-m.half_width - 10, my - m.corner_lift - m.gap_up - m.upper_lip - 12])
+        hi = np.array([m.half_width + 10, my + m.gap_down + m.lower_lip + 10 + max(0.0, m.corner_lift)])
+        lo[1] = min(lo[1], my - m.gap_up - m.upper_lip - 12)
+        patch, org = self._patch(head, lo, hi)
+        if patch.size == 0:
             return
-        roi = frame[y : y + h, x : x + w]
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(mask, [outline - (x, y)], 255, cv2.LINE_AA)
-        eye = np.empty_like(roi)
-        eye[:] = _EYE_WHITE
-        iris_c = to_px(np.array([[centre[0] + gx * ew * 0.45, centre[1] + gy * eh * 0.35]], np.float32))[0] - (x, y)
-        radius = int(eh * 0.95 * k) if self.look.eye_size[1] > 15 else int(eh * 0.9 * k)
-        cv2.circle(eye, (int(iris_c[0]), int(iris_c[1])), radius, self.look.iris, -1, cv2.LINE_AA)
-        cv2.circle(eye, (int(iris_c[0]), int(iris_c[1])), max(1, radius // 2), (20, 20, 24), -1, cv2.LINE_AA)
-        blend = (mask.astype(np.float32) / 255.0)[..., None]
-        roi[:] = (roi * (1 - blend) + eye * blend).astype(np.uint8)
-        cv2.polylines(frame, [to_px(upper.astype(np.float32)).astype(np.int32)], False, _LINE, max(2, int(3 * k)), cv2.LINE_AA)
+        u = np.linspace(-1, 1, 25)
+        xs = u * m.half_width
+        base = my - m.corner_lift * u**2  # the lip line: corners lifted in a smile, dropped in sadness
+        open_shape = (1 - u**2) ** m.roundness
+        snarl = m.snarl * (1 - u**2) ** 0.25
+        inner_up = base - m.gap_up * open_shape - snarl
+        inner_down = base + m.gap_down * open_shape
+        bow = 1 - 0.22 * np.exp(-((u / 0.12) ** 2)) + 0.1 * np.exp(-(((np.abs(u) - 0.3) / 0.15) ** 2))  # Cupid's bow
+        outer_up = inner_up - m.upper_lip * (1 - u**2) ** 0.45 * bow
+        outer_down = inner_down + m.lower_lip * (1 - u**2) ** 0.6
+        lip_dark = tuple(int(c * 0.8) for c in look.lip)
+        upper = np.concatenate([np.stack([xs, outer_up], 1), np.stack([xs[::-1], inner_up[::-1]], 1)])
+        lower = np.concatenate([np.stack([xs, inner_down], 1), np.stack([xs[::-1], outer_down[::-1]], 1)])
+        cv2.fillPoly(patch, [self._fixed(lower, org)], look.lip, cv2.LINE_AA, _SHIFT)
+        cv2.fillPoly(patch, [self._fixed(upper, org)], lip_dark, cv2.LINE_AA, _SHIFT)
+        # A highlight on the lower lip.
+        shine = np.stack([xs[8:17], (inner_down[8:17] + outer_down[8:17]) / 2 + 0.5], 1)
+        cv2.polylines(patch, [self._fixed(shine, org)], False, tuple(min(255, int(c * 1.12)) for c in look.lip),
+                      max(1, int(2.5 * k)), cv2.LINE_AA, _SHIFT)  # fmt: skip
+        gap = m.gap_up + m.gap_down + m.snarl
+        if gap > 1.0:
+            inside = np.concatenate([np.stack([xs, inner_up], 1), np.stack([xs[::-1], inner_down[::-1]], 1)])
+            h, w = patch.shape[:2]
+            mouth = np.empty_like(patch)
+            mouth[:] = MOUTH_INSIDE
+            # Teeth: a band under the upper lip (and over the lower lip when it is pulled down),
+            # leaving the dark corners of the mouth free.
+            t = np.linspace(-0.8, 0.8, 17)
+            tx = t * m.half_width
+            shape_t = (1 - t**2) ** m.roundness
+            base_t = my - m.corner_lift * t**2
+            top_t = base_t - m.gap_up * shape_t - m.snarl * (1 - t**2) ** 0.25
+            edge = np.clip(1 - np.abs(t / 0.8) ** 4, 0, 1) ** 0.5
+            teeth_up = np.concatenate([np.stack([tx, top_t - 3], 1), np.stack([tx[::-1], (top_t + m.upper_teeth * edge)[::-1]], 1)])
+            cv2.fillPoly(mouth, [self._fixed(teeth_up, org)], _TEETH, cv2.LINE_AA, _SHIFT)
+            if m.lower_teeth > 0.3:
+                bottom_t = base_t + m.gap_down * shape_t
+                teeth_down = np.concatenate([np.stack([tx, bottom_t - m.lower_teeth * edge], 1), np.stack([tx[::-1], bottom_t[::-1] + 3], 1)])
+                cv2.fillPoly(mouth, [self._fixed(teeth_down, org)], (228, 224, 216), cv2.LINE_AA, _SHIFT)
+            mask = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(mask, [self._fixed(inside, org)], 255, cv2.LINE_AA, _SHIFT)
+            blend = (mask.astype(np.float32) / 255.0)[..., None]
+            patch[:] = (patch * (1 - blend) + mouth * blend).astype(np.uint8)
+        else:  # closed lips meet in a dark line
+            seam = np.stack([xs, base], 1)
+            cv2.polylines(patch, [self._fixed(seam, org)], False, tuple(int(c * 0.62) for c in look.lip),
+                          max(1, int(2.5 * k)), cv2.LINE_AA, _SHIFT)  # fmt: skip
+        cv2.GaussianBlur(patch, (3, 3), 0, dst=patch)
 
-    def _draw_mouth(self, frame: np.ndarray, to_px, e: Expression, speech_open: float) -> None:
-        k = self.scale
-        jaw = min(1.0, max(0.0, e.jaw) + speech_open * (1.0 - 0.4 * max(0.0, e.jaw)))
-        half_width = 36 * (1 + 0.22 * e.mouth_width + 0.12 * max(0.0, e.smile) - 0.1 * speech_open)
-        corner_y = 86 - 13 * e.smile
-        top_y = 84 - 7 * e.lip_raise - 2 * jaw
-        bottom_y = 86 + 34 * jaw + 3 * max(0.0, -e.smile)
-        xs = np.linspace(-half_width, half_width, 17)
-        bend = 1 - (xs / half_width) ** 2
-        upper = np.stack([xs, corner_y + (top_y - corner_y) * bend], axis=1)
-        lower = np.stack([xs[::-1], corner_y + (bottom_y - corner_y) * bend[::-1]], axis=1)
-        inside = to_px(np.concatenate([upper, lower]).astype(np.float32)).astype(np.int32)
-        if jaw > 0.03:
-            cv2.fillPoly(frame, [inside], MOUTH_INSIDE, cv2.LINE_AA)
-        thickness = max(2, int(5 * k))
-        cv2.polylines(frame, [to_px(upper.astype(np.float32)).astype(np.int32)], False, _LIP, thickness, cv2.LINE_AA)
-        cv2.polylines(frame, [to_px(lower.astype(np.float32)).astype(np.int32)], False, _LIP, thickness + 1, cv2.LINE_AA)
 
-
-def _darker(colour: tuple[int, int, int]) -> tuple[int, int, int]:
-    return tuple(int(c * 0.6) for c in colour)  # type: ignore[return-value]
+def _brow_colour(hair: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Brows are darker than the hair; grey hair keeps darker grey-brown brows."""
+    if min(hair) > 150:
+        return (112, 104, 100)
+    return tuple(int(c * 0.55) for c in hair)  # type: ignore[return-value]
 
 
 def mouth_area(frame: np.ndarray, tolerance: int = 40) -> int:
-    """Count a frame's pixels of the mouth's inside colour: how open the drawn mouth is."""
-    distance = np.abs(frame.astype(np.int16) - np.array(MOUTH_INSIDE, np.int16)).max(axis=2)
-    return int((distance <= tolerance).sum())
+    """Count a frame's pixels of the mouth's inside colour: how open the drawn mouth is.
+
+    A pixel counts when it is near ``MOUTH_INSIDE`` and as red as it (red well above green),
+    so dark brown hair, brows and lashes, which are near it in plain distance, do not.
+    """
+    pixels = frame.astype(np.int16)
+    distance = np.abs(pixels - np.array(MOUTH_INSIDE, np.int16)).max(axis=2)
+    red = pixels[..., 0] - pixels[..., 1] >= (MOUTH_INSIDE[0] - MOUTH_INSIDE[1]) * 2 // 3
+    return int(((distance <= tolerance) & red).sum())
 
 
 class ProceduralAvatar:

@@ -3,7 +3,8 @@
 Every avatar backend draws or warps a face from the same ``FaceTrack``, so the
 procedural head and the animated portrait move alike. Expression shapes follow
 FACS action units (AU1/2 brow raise, AU4 brow lowerer, AU5 upper lid raise, AU6/12
-smile, AU15 lip-corner depressor, AU9/10 nose wrinkle and upper-lip raise, AU26 jaw drop).
+smile, AU15 lip-corner depressor, AU9/10 nose wrinkle and upper-lip raise, AU17 chin raise,
+AU20 lip stretch, AU23/24 lip press, AU25/26 lips part and jaw drop).
 """
 
 from __future__ import annotations
@@ -27,8 +28,15 @@ class Expression:
         brow_inner: inner-brow raise (+, sad/fearful, AU1) or knit (-, angry, AU4).
         eye_open: upper-lid raise (+, AU5) or squint/droop (-, AU6/AU7).
         jaw: resting jaw drop (AU26/27).
-        mouth_width: lip stretch (+, AU20) or press (-, AU23/24).
-        lip_raise: upper-lip raise (AU10, disgust).
+        mouth_width: lip stretch (+, AU20) or narrowing (-).
+        lip_raise: upper-lip raise (AU10, disgust): shows the upper teeth.
+        brow_knit: brows drawn together without lowering them (the AU4 part of fear's AU1+2+4).
+        cheek_raise: cheek raise (AU6): lower lids pushed up, crow's feet, round cheeks.
+        lid_tighten: lid tightener (AU7): straight, raised lower lids.
+        nose_wrinkle: nose wrinkler (AU9).
+        lip_press: lip press / tightener (AU23/24): thin lips.
+        chin_raise: chin raiser (AU17): lower lip pushed up, chin boss.
+        lips_part: lips parted at rest (AU25), showing the teeth.
     """
 
     smile: float = 0.0
@@ -38,23 +46,39 @@ class Expression:
     jaw: float = 0.0
     mouth_width: float = 0.0
     lip_raise: float = 0.0
+    brow_knit: float = 0.0
+    cheek_raise: float = 0.0
+    lid_tighten: float = 0.0
+    nose_wrinkle: float = 0.0
+    lip_press: float = 0.0
+    chin_raise: float = 0.0
+    lips_part: float = 0.0
 
     def scaled(self, k: float) -> Expression:
         return Expression(**{name: value * k for name, value in self.__dict__.items()})
 
 
+# Prototypes after EMFACS: joy AU6+12(+25), sadness AU1+4+15(+17), anger AU4+5+7+23/24,
+# fear AU1+2+4+5+7+20+26, disgust AU9+10+15(+17), surprise AU1+2+5+26.
 EXPRESSIONS: dict[CoarseEmotion, Expression] = {
     CoarseEmotion.NEUTRAL: Expression(),
-    CoarseEmotion.JOY: Expression(smile=1.0, brow_raise=0.15, eye_open=-0.35, mouth_width=0.35, jaw=0.1),
-    CoarseEmotion.SADNESS: Expression(smile=-0.8, brow_raise=-0.1, brow_inner=1.0, eye_open=-0.4, mouth_width=-0.2),
-    CoarseEmotion.ANGER: Expression(smile=-0.6, brow_raise=-1.0, brow_inner=-1.2, eye_open=-0.2, mouth_width=-0.4),
+    CoarseEmotion.JOY: Expression(smile=1.0, cheek_raise=0.8, mouth_width=0.3, lips_part=0.7, brow_raise=0.1),
+    CoarseEmotion.SADNESS: Expression(
+        smile=-0.8, brow_raise=-0.2, brow_inner=1.0, eye_open=-0.35, chin_raise=0.6, lip_press=0.2, mouth_width=-0.1
+    ),
+    CoarseEmotion.ANGER: Expression(
+        smile=-0.3, brow_raise=-1.0, brow_inner=-1.0, lid_tighten=1.0, lip_press=0.8,
+        mouth_width=-0.25, chin_raise=0.4,
+    ),  # fmt: skip
     CoarseEmotion.FEAR: Expression(
-        smile=-0.3, brow_raise=0.8, brow_inner=0.7, eye_open=0.9, mouth_width=0.45, jaw=0.25
-    ),
+        smile=-0.3, brow_raise=0.8, brow_inner=0.5, brow_knit=0.5, eye_open=1.0, lid_tighten=0.3,
+        mouth_width=0.9, lips_part=0.6, jaw=0.4,
+    ),  # fmt: skip
     CoarseEmotion.DISGUST: Expression(
-        smile=-0.55, brow_raise=-0.5, brow_inner=-0.5, eye_open=-0.45, lip_raise=1.0, mouth_width=-0.1
-    ),
-    CoarseEmotion.SURPRISE: Expression(brow_raise=1.0, brow_inner=0.3, eye_open=1.0, jaw=0.6, mouth_width=-0.3),
+        smile=-0.5, brow_raise=-0.6, brow_inner=-0.15, lid_tighten=0.5, cheek_raise=0.4, nose_wrinkle=1.0,
+        lip_raise=1.0, chin_raise=0.3, mouth_width=-0.1,
+    ),  # fmt: skip
+    CoarseEmotion.SURPRISE: Expression(brow_raise=1.0, brow_inner=0.3, eye_open=1.0, jaw=0.75, mouth_width=-0.35),
 }
 
 # How far the jaw opens for each vowel-like phoneme (IPA); consonants close it.
