@@ -88,8 +88,8 @@ def look_for(profile: AvatarProfile) -> Look:
         )  # fmt: skip
     return Look(
         face=(110.0, 148.0) if female else (116.0, 152.0), chin=0.3 if female else 0.24,
-        eye_size=(24.0, 8.0) if female else (23.0, 7.5), eye_gap=52.0, eye_y=-10.0,
-        brow_gap=28.0 if female else 26.0, brow_weight=7.0 if female else 10.0,
+        eye_size=(24.0, 7.5) if female else (23.0, 7.0), eye_gap=52.0, eye_y=-10.0,
+        brow_gap=28.0 if female else 24.0, brow_weight=7.0 if female else 10.0,
         nose_y=44.0 if female else 47.0, nose_width=16.0 if female else 18.0,
         mouth_y=80.0 if female else 84.0, mouth_half=40.0 if female else 42.0,
         lips=(8.0, 11.0) if female else (6.5, 9.0),
@@ -122,8 +122,8 @@ def mouth_shape(look: Look, e: Expression, speech_open: float) -> MouthShape:
     width = look.mouth_half * (1 + 0.16 * pos + 0.22 * max(0.0, e.mouth_width) - narrow - 0.06 * speech_open)
     lift = 12.0 * e.smile + 3.0 * max(0.0, e.cheek_raise)
     press = float(np.clip(e.lip_press, 0.0, 1.0))
-    # Pressed lips and a sad, mumbling mouth open less for speech; an open jaw opens more.
-    speech_gain = 17.0 * (1.0 - 0.35 * press - 0.15 * max(0.0, -e.smile))
+    # Pressed or stretched (tense) lips and a sad, mumbling mouth open less for speech.
+    speech_gain = 17.0 * (1.0 - 0.35 * press - 0.3 * min(1.0, max(0.0, e.mouth_width)) - 0.15 * max(0.0, -e.smile))
     rest = 34.0 * max(0.0, e.jaw) + 10.0 * max(0.0, e.lips_part)
     gap = rest + max(0.0, speech_open) ** 0.7 * speech_gain  # lips part quickly, then the jaw follows
     lip_raise = 7.0 * max(0.0, e.lip_raise)

@@ -62,23 +62,21 @@ class Expression:
 # fear AU1+2+4+5+7+20+26, disgust AU9+10+15(+17), surprise AU1+2+5+26.
 EXPRESSIONS: dict[CoarseEmotion, Expression] = {
     CoarseEmotion.NEUTRAL: Expression(),
-    CoarseEmotion.JOY: Expression(smile=1.0, cheek_raise=0.8, mouth_width=0.3, lips_part=0.7, brow_raise=0.1),
+    CoarseEmotion.JOY: Expression(smile=1.01, brow_raise=0.27, mouth_width=0.2, cheek_raise=1.16, lips_part=1.0),
     CoarseEmotion.SADNESS: Expression(
-        smile=-0.8, brow_raise=-0.2, brow_inner=1.0, eye_open=-0.35, chin_raise=0.6, lip_press=0.2, mouth_width=-0.1
+        smile=-1.12, brow_raise=-0.87, brow_inner=1.5, eye_open=-1.5, mouth_width=-0.4, chin_raise=0.62
     ),
     CoarseEmotion.ANGER: Expression(
-        smile=-0.3, brow_raise=-1.0, brow_inner=-1.0, lid_tighten=1.0, lip_press=0.8,
-        mouth_width=-0.25, chin_raise=0.4,
-    ),  # fmt: skip
+        smile=-0.98, brow_raise=-1.3, brow_inner=-1.42, mouth_width=-0.92, lid_tighten=1.5, lip_press=0.65, chin_raise=0.2
+    ),
     CoarseEmotion.FEAR: Expression(
-        smile=-0.3, brow_raise=0.8, brow_inner=0.5, brow_knit=0.5, eye_open=1.0, lid_tighten=0.3,
-        mouth_width=0.9, lips_part=0.6, jaw=0.4,
-    ),  # fmt: skip
+        smile=-0.67, brow_raise=0.24, brow_inner=1.5, brow_knit=1.13, eye_open=1.22, mouth_width=1.27, lips_part=0.23
+    ),
     CoarseEmotion.DISGUST: Expression(
         smile=-0.5, brow_raise=-0.6, brow_inner=-0.15, lid_tighten=0.5, cheek_raise=0.4, nose_wrinkle=1.0,
         lip_raise=1.0, chin_raise=0.3, mouth_width=-0.1,
     ),  # fmt: skip
-    CoarseEmotion.SURPRISE: Expression(brow_raise=1.0, brow_inner=0.3, eye_open=1.0, jaw=0.75, mouth_width=-0.35),
+    CoarseEmotion.SURPRISE: Expression(brow_raise=1.0, brow_inner=0.41, eye_open=1.13, jaw=0.3, mouth_width=-0.35),
 }
 
 # How far the jaw opens for each vowel-like phoneme (IPA); consonants close it.
