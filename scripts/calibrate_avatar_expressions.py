@@ -33,7 +33,8 @@ from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDete
 
 LOW, HIGH = 0.2, 1.5  # bounds on each action unit's intensity (times its sign)
 SCALE = 0.35 + 0.65 * 0.8  # the expression scale of intensity 0.8, as build_track applies it
-MOUTHS = (0.0, 0.35, 0.7, 1.0)  # speech openings: silent and talking frames
+# (speech opening, eyelid closure): silent and talking frames, and one mid-blink
+FRAMES = ((0.0, 0.0), (0.35, 0.0), (0.7, 0.0), (1.0, 0.0), (0.5, 0.45))
 TUNE = [
     AvatarProfile(age=AgeGroup.YOUNG, gender=Gender.FEMALE),
     AvatarProfile(age=AgeGroup.MIDDLE_AGED, gender=Gender.MALE),
@@ -61,17 +62,17 @@ class Reader:
         return None if box is None else self.classifier.probabilities(crop(grey, box))
 
 
-def still_track(expression: Expression, mouth: float) -> FaceTrack:
+def still_track(expression: Expression, mouth: float, blink: float = 0.0) -> FaceTrack:
     zero = np.zeros(1)
-    return FaceTrack(25, np.full(1, mouth), zero, zero, zero, zero, zero, zero, expression, "calibration")
+    return FaceTrack(25, np.full(1, mouth), np.full(1, blink), zero, zero, zero, zero, zero, expression, "calibration")
 
 
 def probabilities(heads: list[ProceduralHead], read: Reader, expression: Expression) -> np.ndarray:
-    """Classifier output for every (profile, mouth opening) frame of ``expression`` (rows; zeros: no face)."""
+    """Classifier output for every (profile, frame) of ``expression`` (rows; zeros: no face)."""
     rows = []
     for head in heads:
-        for mouth in MOUTHS:
-            p = read(head.frame(still_track(expression, mouth), 0))
+        for mouth, blink in FRAMES:
+            p = read(head.frame(still_track(expression, mouth, blink), 0))
             rows.append(np.zeros(len(MODEL_LABELS)) if p is None else p)
     return np.array(rows)
 

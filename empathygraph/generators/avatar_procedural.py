@@ -344,7 +344,7 @@ class ProceduralHead:
         d = SHADING * (shade + d)
         skin = np.array(look.skin, np.float32)
         tint = np.array([0.82, 1.0, 1.05], np.float32)  # shadows are warmer than the light
-        skin_rgb = skin * (1 - np.clip(d, -0.3, 0.8)[..., None] * tint)
+        skin_rgb = skin * (1 - np.clip(d, -0.3, 0.62)[..., None] * tint)  # the deepest shade stays skin, not mouth
         # Blush on the cheeks: friendlier, and stronger in a smile.
         blush = np.zeros((h, w), np.float32)
         for side in (-1, 1):

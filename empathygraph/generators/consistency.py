@@ -4,6 +4,9 @@
   on the rendered video's own frames (procedural head: area of the mouth's inside colour).
 - Expression: the perception tools' face classifier reads the rendered video; agreement
   is the share of videos whose peak expression is the intended coarse emotion.
+- Geometry: a second, independent reader, the face mesh's landmarks, checks that each
+  expression moves the face the way its action units should (brows up for surprise, mouth
+  corners up for joy, ...) compared with the neutral video.
 """
 
 from __future__ import annotations
@@ -50,11 +53,51 @@ def expression_agreement(
     """
     rows: list[dict[str, object]] = []
     for path, intended in videos:
+        row: dict[str, object] = {"video": f"{path.parent.name}/{path.name}", "intended": intended.value}
         try:
             cue = see(path)
-            read = cue.peak.value if cue.peak else None
+            row["read"] = cue.peak.value if cue.peak else None
+            row["mean"] = {s.label: s.score for s in cue.distribution[:3]}
+            row["geometry"] = cue.features
         except Exception as exc:  # an unreadable face is a miss, not a crash
-            read = f"error: {exc}"
-        rows.append({"video": path.name, "intended": intended.value, "read": read})
+            row["read"] = f"error: {exc}"
+        rows.append(row)
     hits = sum(1 for r in rows if r["read"] == r["intended"])
     return (hits / len(rows) if rows else float("nan")), rows
+
+
+# How each expression's action units should move the face mesh's geometry, relative to neutral
+# (feature name -> +1: larger, -1: smaller); see ``empathygraph.tools.landmarks.geometry``.
+EXPECTED_GEOMETRY: dict[CoarseEmotion, dict[str, int]] = {
+    CoarseEmotion.JOY: {"smile": +1, "mouth_width": +1},  # AU12 pulls the corners up and out
+    CoarseEmotion.SADNESS: {"smile": -1, "eye_open": -1},  # AU15 corners down, drooping lids
+    CoarseEmotion.ANGER: {"brow_raise": -1, "eye_open": -1},  # AU4 lowers the brows, AU7 narrows the eyes
+    CoarseEmotion.FEAR: {"brow_raise": +1, "eye_open": +1, "mouth_width": +1},  # AU1+2, AU5, AU20
+    CoarseEmotion.DISGUST: {"brow_raise": -1, "eye_open": -1},  # AU9 pulls the brows down, lids narrow
+    CoarseEmotion.SURPRISE: {"brow_raise": +1, "eye_open": +1, "mouth_open": +1},  # AU1+2, AU5, AU26
+}
+
+
+def geometry_agreement(rows: Sequence[dict[str, object]]) -> tuple[float, dict[str, dict[str, bool]]]:
+    """Share of expressions whose face-mesh geometry moves as their action units should.
+
+    Args:
+        rows: ``expression_agreement``'s rows (with ``geometry``), one of them neutral.
+
+    Returns:
+        The share of non-neutral expressions meeting every expectation in ``EXPECTED_GEOMETRY``,
+        and per expression which expectations held.
+    """
+    by_label = {r["intended"]: r.get("geometry") or {} for r in rows}
+    neutral = by_label.get(CoarseEmotion.NEUTRAL.value) or {}
+    checks: dict[str, dict[str, bool]] = {}
+    for emotion, expected in EXPECTED_GEOMETRY.items():
+        shown = by_label.get(emotion.value) or {}
+        if not neutral or not shown:
+            checks[emotion.value] = {name: False for name in expected}
+            continue
+        checks[emotion.value] = {
+            name: bool(np.sign(shown[name] - neutral[name]) == sign) for name, sign in expected.items()
+        }
+    met = [all(c.values()) for c in checks.values()]
+    return (sum(met) / len(met) if met else float("nan")), checks

@@ -158,9 +158,9 @@ def mouth_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) ->
 
 
 def _blinks(frames: int, fps: int, rate_hz: float, rng: np.random.Generator) -> np.ndarray:
-    """Eyelid closure per frame in [0, 1]: ~150 ms blinks at random intervals."""
+    """Eyelid closure per frame in [0, 1]: ~120 ms blinks (at 25 fps) at random intervals."""
     closure = np.zeros(frames)
-    shape = np.array([0.5, 1.0, 1.0, 0.5])
+    shape = np.array([0.45, 1.0, 0.45])
     t = rng.uniform(0.5, 1.5) * fps
     while t < frames:
         start = int(t)
