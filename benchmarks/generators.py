@@ -52,11 +52,11 @@ def frame_reads(videos: list[tuple[Path, CoarseEmotion]], config: GeneratorsConf
 
     from empathygraph.generators.avatar_procedural import ProceduralHead
     from empathygraph.generators.face_motion import EXPRESSIONS, FaceTrack
-    from empathygraph.tools.config import ToolsConfig
+    from empathygraph.tools.config import PerceptionConfig
     from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
     from empathygraph.tools.media_io import sample_video
 
-    tools = ToolsConfig()
+    tools = PerceptionConfig()
     detector, classifier = FaceDetector(tools.face_detect_width, tools.face_min_size), ExpressionClassifier()
     head = ProceduralHead(AvatarProfile(), config.size)
 
@@ -107,7 +107,7 @@ def main() -> None:
     frames = int(video.settings["frames"])
     video_s = min(m[1].seconds for _, m in turns)
 
-    agreement, rows, geometry, checks, frames = None, None, None, None, None
+    agreement, rows, geometry, checks, frame_rows = None, None, None, None, None
     try:
         from empathygraph.tools.toolbox import ToolBox
 
@@ -118,9 +118,9 @@ def main() -> None:
             videos.append((rendered[1].files["video"], emotion))
         agreement, rows = expression_agreement(videos, see)
         geometry, checks = geometry_agreement(rows)
-        frames = frame_reads(videos, config)
+        frame_rows = frame_reads(videos, config)
     except Exception as exc:  # no face classifier in this build: the metric stays null
-        rows = [{"unavailable": f"{type(exc).__name__}: {exc}"}]
+        rows = (rows or []) + [{"unavailable": f"{type(exc).__name__}: {exc}"}]
 
     print(json.dumps({
         "tts_rtf": round(synth_s / audio_s, 4),
@@ -138,7 +138,7 @@ def main() -> None:
             "speech_backend": speech.backend,
             "avatar_backend": video.backend,
             "expression_reads": rows,
-            "expression_frames": frames,
+            "expression_frames": frame_rows,
             "expression_geometry": checks,
             "cpus": __import__("os").cpu_count(),
             "python": sys.version.split()[0],

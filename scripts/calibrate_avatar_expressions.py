@@ -78,9 +78,14 @@ def probabilities(heads: list[ProceduralHead], read: Reader, expression: Express
 
 
 def score(probs: np.ndarray, target: int) -> float:
-    """Mean and worst-frame log-probability of the intended label (higher is better)."""
-    logp = np.log(np.clip(probs[:, target], 1e-4, 1.0))
-    return float(logp.mean() + logp.min())
+    """How clearly the intended label wins each frame, averaged (higher is better).
+
+    Per frame: log p(intended) minus log of the strongest other label, capped at 1 so that
+    frames already read clearly do not outweigh frames still read as something else.
+    """
+    p = np.clip(probs, 1e-4, 1.0)
+    others = np.delete(p, target, axis=1).max(axis=1)
+    return float(np.minimum(np.log(p[:, target]) - np.log(others), 1.0).mean())
 
 
 def summary(probs: np.ndarray, target: int) -> str:

@@ -123,7 +123,7 @@ def mouth_shape(look: Look, e: Expression, speech_open: float) -> MouthShape:
     lift = 12.0 * e.smile + 3.0 * max(0.0, e.cheek_raise)
     press = float(np.clip(e.lip_press, 0.0, 1.0))
     # Pressed or stretched (tense) lips and a sad, mumbling mouth open less for speech.
-    speech_gain = 17.0 * (1.0 - 0.35 * press - 0.3 * min(1.0, max(0.0, e.mouth_width)) - 0.15 * max(0.0, -e.smile))
+    speech_gain = 17.0 * (1.0 - 0.35 * press - 0.45 * min(1.0, max(0.0, e.mouth_width)) - 0.15 * max(0.0, -e.smile))
     rest = 34.0 * max(0.0, e.jaw) + 10.0 * max(0.0, e.lips_part)
     gap = rest + max(0.0, speech_open) ** 0.7 * speech_gain  # lips part quickly, then the jaw follows
     lip_raise = 7.0 * max(0.0, e.lip_raise)

@@ -70,13 +70,13 @@ EXPRESSIONS: dict[CoarseEmotion, Expression] = {
         smile=-0.98, brow_raise=-1.3, brow_inner=-1.42, mouth_width=-0.92, lid_tighten=1.5, lip_press=0.65, chin_raise=0.2
     ),
     CoarseEmotion.FEAR: Expression(
-        smile=-0.67, brow_raise=0.24, brow_inner=1.5, brow_knit=1.13, eye_open=1.22, mouth_width=1.27, lips_part=0.23
+        smile=-0.98, brow_raise=0.2, brow_inner=1.5, brow_knit=1.5, eye_open=1.14, mouth_width=1.27, lips_part=0.23
     ),
     CoarseEmotion.DISGUST: Expression(
         smile=-0.5, brow_raise=-0.6, brow_inner=-0.15, lid_tighten=0.5, cheek_raise=0.4, nose_wrinkle=1.0,
         lip_raise=1.0, chin_raise=0.3, mouth_width=-0.1,
     ),  # fmt: skip
-    CoarseEmotion.SURPRISE: Expression(brow_raise=1.0, brow_inner=0.41, eye_open=1.13, jaw=0.3, mouth_width=-0.35),
+    CoarseEmotion.SURPRISE: Expression(brow_raise=1.5, brow_inner=0.39, eye_open=1.5, jaw=0.2, mouth_width=-0.38),
 }
 
 # How far the jaw opens for each vowel-like phoneme (IPA); consonants close it.
