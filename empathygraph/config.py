@@ -77,6 +77,10 @@ class AgentsConfig(Section):
         default="auto", description="auto: the text classifier decides when confident, else the LLM"
     )
     classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
+    emotion_choices: int = Field(
+        default=0, ge=0, le=32,
+        description="when the LLM names the emotion, it chooses among the classifier's top N (0: all 32)",
+    )
     strategy_label: Literal["auto", "prior", "llm"] = Field(
         default="auto", description="auto: the trained ESConv strategy prior decides when confident, else the LLM"
     )

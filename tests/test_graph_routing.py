@@ -157,3 +157,24 @@ def test_the_llm_critic_runs_only_where_it_is_cheap_unless_asked():
     model = scripted()
     make_empathizer(model, test_config(agents={"reflection_llm": "auto"})).respond("My dog died yesterday.")
     assert model.calls_for("ReflectionDraft") == []
+
+
+def test_an_unsure_classifier_can_leave_the_llm_its_top_emotions_only():
+    from empathygraph.agents.emotion_cause import llm_choices
+    from empathygraph.schemas import LabelScore, TextEmotionCue
+
+    cue = TextEmotionCue(top=[LabelScore(label=e, score=0.2) for e in ("sad", "lonely", "devastated", "afraid")],
+                         model="test")
+    assert llm_choices(cue, test_config(agents={"emotion_choices": 3}).agents) == ("sad", "lonely", "devastated")
+    assert llm_choices(cue, test_config().agents) == ()
+
+    class UnsureWords(ToolBox):
+        def text_emotion(self, text):
+            return cue
+
+    config = test_config(agents={"emotion_choices": 3}, perception={"text_emotion": True})
+    model = scripted(LabelledCauseDraft={"scenario": "a loss", "emotion": "lonely", "quote": "My dog died",
+                                         "intensity": "high"})
+    result = make_empathizer(model, config, toolbox=UnsureWords(config.perception)).respond("My dog died yesterday.")
+    assert "one of: sad, lonely, devastated" in model.calls_for("LabelledCauseDraft")[0].prompt
+    assert result.emotion.emotion.value == "lonely" and result.emotion.label_source == "llm"

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.quotes import find_quote, nearest_sentence
 from empathygraph.agents.steps import agent_record
-from empathygraph.agents.structured import ask
+from empathygraph.agents.structured import ask, with_choices
 from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
@@ -36,8 +36,9 @@ from empathygraph.state import MergState
 _CAUSE = '"quote" (copy 3 to 10 words of their message that say why), "intensity" (low, medium or high).'
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 8 words), ' + _CAUSE
 TASK_WITH_LABEL = (
-    'the emotion. JSON: "scenario" (the event, under 8 words), "emotion" (one word for their feeling), ' + _CAUSE
+    'the emotion. JSON: "scenario" (the event, under 8 words), "emotion" ({choices}), ' + _CAUSE
 )
+ANY_EMOTION = "one word for their feeling"
 MAX_TOKENS = 96
 # How much the voice's own valence/arousal estimate moves the label's prior.
 VOICE_WEIGHT = 0.3
@@ -73,6 +74,13 @@ def classifier_label(cue: TextEmotionCue | None, config: AgentsConfig) -> EDEmot
         return None
 
 
+def llm_choices(cue: TextEmotionCue | None, config: AgentsConfig) -> tuple[str, ...]:
+    """The emotions the LLM may name: the classifier's top ``emotion_choices`` (empty: any of the 32)."""
+    if cue is None or not cue.top or config.emotion_choices == 0:
+        return ()
+    return tuple(item.label for item in cue.top[: config.emotion_choices])
+
+
 def _blend(prior: float, voice: float | None) -> float:
     if voice is None:
         return prior
@@ -90,7 +98,9 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if label is not None:
         schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value)
     else:
-        schema, task = LabelledCauseDraft, TASK_WITH_LABEL
+        choices = llm_choices(cues.get("text_emotion"), config)
+        schema = with_choices(LabelledCauseDraft, "emotion", choices) if choices else LabelledCauseDraft
+        task = TASK_WITH_LABEL.format(choices=f"one of: {', '.join(choices)}" if choices else ANY_EMOTION)
 
     def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
         if find_quote(draft.quote, words) is None:
@@ -110,7 +120,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback = "cause was not quoted from the user's words; the nearest sentence is used"
     else:
         raise StructuredOutputError(f"emotion-cause output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    emotion = label if label is not None else draft.emotion  # type: ignore[union-attr]
+    emotion = label if label is not None else EDEmotion(draft.emotion)  # type: ignore[union-attr]
     valence, arousal = EMOTION_VALENCE_AROUSAL[emotion]
     voice = cues.get("voice")
     voice_va = (voice.valence, voice.arousal) if isinstance(voice, VoiceCue) else (None, None)

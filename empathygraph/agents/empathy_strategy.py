@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import time
 
 from langgraph.runtime import Runtime
-from typing import Literal
-
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import default_prior
-from empathygraph.agents.structured import ask
+from empathygraph.agents.structured import ask, with_choices
 from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
@@ -42,15 +39,6 @@ class StrategyDraft(BaseModel):
     strategy: Strategy
     goal: str = Field(max_length=300)
     rationale: str = Field(max_length=300)
-
-
-@functools.cache
-def strategy_draft(choices: tuple[Strategy, ...]) -> type[StrategyDraft]:
-    """``StrategyDraft`` with the strategy constrained to ``choices`` (all of them: the class itself)."""
-    if set(choices) == set(Strategy):
-        return StrategyDraft
-    allowed = Literal[tuple(choice.value for choice in choices)]  # type: ignore[valid-type]
-    return create_model("StrategyDraft", __base__=StrategyDraft, strategy=(allowed, ...))
 
 
 class GoalDraft(BaseModel):
@@ -100,8 +88,9 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     if chosen is not None:
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
     else:
-        choices = tuple(s for s, _ in ranked[:PRIOR_CHOICES]) if ranked and config.strategy_label == "auto" else tuple(Strategy)
-        schema, task = strategy_draft(choices), TASK.format(choices=", ".join(c.value for c in choices))
+        choices = [s.value for s, _ in ranked[:PRIOR_CHOICES]] if ranked and config.strategy_label == "auto" else []
+        schema = with_choices(StrategyDraft, "strategy", tuple(choices)) if choices else StrategyDraft
+        task = TASK.format(choices=", ".join(choices or [s.value for s in Strategy]))
         if previous:
             task += f" Your earlier replies used: {', '.join(previous)}."
     messages = build_messages(state, task, history_turns=config.history_turns)

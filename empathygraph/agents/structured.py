@@ -8,15 +8,16 @@ what was wrong, at most ``repair_attempts`` times.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 
 from empathygraph.backbones.base import Backbone
 from empathygraph.errors import BackendError
@@ -100,6 +101,14 @@ def close_cut_json(raw: str, schema: type[T]) -> T | None:
         return parse_json_answer(body[: opened_at + 1] + partial[: ends[-1].end()] + '"}', schema)
     except ValueError:
         return None
+
+
+@functools.cache
+def with_choices(schema: type[T], field: str, choices: tuple[str, ...]) -> type[T]:
+    """``schema`` with ``field`` constrained to ``choices`` (a subclass of the same name, so the
+    decode-time constraint and the validation both know the shorter list)."""
+    allowed = Literal[choices]  # type: ignore[valid-type]
+    return create_model(schema.__name__, __base__=schema, **{field: (allowed, ...)})  # type: ignore[call-overload]
 
 
 def _usage(message: BaseMessage) -> TokenUsage:
