@@ -335,7 +335,7 @@ class ProceduralHead:
                 p1 = p0 + np.array([side * 12 * np.cos(a), 12 * np.sin(a)])
                 line(mid, [p0, p1], cr, 2.5)
             line(mid, [[side * (ex - ew * 0.7), ey + eh + 6], [side * ex, ey + eh + 10 - 3 * e.cheek_raise],
-                       [side * (ex + ew * 0.8), ey + eh + 6]], 0.04 + 0.05 * max(0.0, e.cheek_raise) + 0.06 * lines, 3)  # fmt: skip
+                       [side * (ex + ew * 0.8), ey + eh + 6]], 0.05 + 0.05 * max(0.0, e.cheek_raise) + 0.06 * lines, 3)  # fmt: skip
             # Chin raise (AU17) dimples the chin; elderly: marionette lines.
             if lines > 0:
                 line(mid, [[side * (shape.half_width + 4), my + 8], [side * (shape.half_width + 8), my + 36]], 0.08 * lines, 3)
