@@ -1,7 +1,7 @@
 """The embedded default backbone: a GGUF model in-process through llama-cpp-python.
 
 No server and no network. Output is constrained at decode time by a grammar built
-from each agent's JSON schema. llama.cpp keeps the KV cache of the previous
+from each agent's JSON schema, checked on the drawn token first (``grammar_first``). llama.cpp keeps the KV cache of the previous
 prompt, so agents whose prompts share a prefix skip re-reading it.
 """
 
@@ -72,10 +72,10 @@ class ChatLlamaCpp(BaseChatModel):
         """Load the model now (else on first use)."""
         if self._llama is None:
             try:
-                from llama_cpp import Llama
+                from empathygraph.backbones.grammar_first import GrammarFirstLlama
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise BackendError(f"llama-cpp-python is not installed ({exc})") from None
-            self._llama = Llama(
+            self._llama = GrammarFirstLlama(
                 model_path=self.model_path,
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads or os.cpu_count() or 2,

@@ -1,0 +1,46 @@
+"""The grammar-first sampler on a real model: output follows the grammar even when the
+model's own choice is refused, and matches the stock sampler's where it is not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from llama_cpp import Llama
+
+from empathygraph.backbones.grammar_first import GrammarFirstLlama
+from empathygraph.backbones.model_files import resolve_model_path
+
+pytestmark = pytest.mark.integration
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"emotion": {"enum": ["lonely", "afraid"]}, "reason": {"type": "string"}},
+    "required": ["emotion", "reason"],
+}
+# The model is pushed towards an emotion the grammar forbids.
+ASK = [{"role": "user", "content": 'I just won the lottery! Answer in JSON: {"emotion": "happy", "reason": "..."}'}]
+
+
+@pytest.fixture(scope="module")
+def model_path() -> str:
+    return str(resolve_model_path("fast"))
+
+
+def complete(llm: Llama) -> str:
+    result = llm.create_chat_completion(messages=ASK, max_tokens=40, temperature=0.0,
+                                        response_format={"type": "json_object", "schema": SCHEMA})
+    return result["choices"][0]["message"]["content"]
+
+
+def test_refused_tokens_are_redrawn_within_the_grammar(model_path):
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    answer = complete(llm)
+    assert llm._sampler.refused > 0  # the full pass ran
+    start = answer.index("{")
+    assert json.loads(answer[start : answer.index("}", start) + 1])["emotion"] in ("lonely", "afraid")
+
+
+def test_greedy_output_matches_the_stock_sampler(model_path):
+    stock = complete(Llama(model_path=model_path, n_ctx=512, verbose=False))
+    assert complete(GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)) == stock
