@@ -4,7 +4,7 @@
 
 Measured in one process, in this order: the framework's own overhead (the same graph
 with an instant scripted model and a SQLite session store), the default embedded
-model (after one warm-up turn), then the ``fast`` preset. Each turn is a fresh session
+model (after one warm-up turn), then the ``fast`` preset (``configs/fast.yaml``). Each turn is a fresh session
 so turns do not see each other. No media is rendered.
 """
 
@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph import Config, Empathizer, TurnResult  # noqa: E402
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model  # noqa: E402
+from empathygraph.config import load_config  # noqa: E402
 from empathygraph.trace.events import ReplyToken, TurnFinished  # noqa: E402
 
 TURNS = [
@@ -47,12 +48,10 @@ INSTANT_SCRIPT = {
 }
 
 
-def config(db: str, **backbone: object) -> Config:
-    return Config.model_validate({
-        "backbone": backbone,
-        "sessions": {"db": db},
-        "generators": {"speech": "none", "avatar": "none"},
-    })
+def config(db: str, preset: str | None = None) -> Config:
+    """The built-in defaults, or a preset from ``configs/``, with no media and a private session store."""
+    path = Path(__file__).resolve().parents[1] / "configs" / f"{preset}.yaml" if preset else None
+    return load_config(path, [f"sessions.db={db}", "generators.speech=none", "generators.avatar=none"])
 
 
 def timed_turn(empathizer: Empathizer, text: str, session: str) -> tuple[float, TurnResult]:
@@ -110,7 +109,7 @@ def main() -> None:
 
         fast_run = None
         if not args.skip_fast:
-            fast = Empathizer(config(db, model="fast"))
+            fast = Empathizer(config(db, "fast"))
             fast.respond(WARM_UP, session_id="warm-fast")
             fast_run = measure(fast, texts, "fast")
 

@@ -46,6 +46,9 @@ class BackboneConfig(Section):
     temperature: float = Field(default=0.2, ge=0.0, le=2.0)
     max_tokens: int = Field(default=200, ge=16)
     seed: int = 0
+    repeat_penalty: float = Field(
+        default=1.0, ge=1.0, le=2.0, description="embedded: >1 discourages loops (small models repeat themselves)"
+    )
     n_ctx: int = Field(default=4096, ge=512)
     n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
     timeout_s: float = Field(default=120.0, gt=0)

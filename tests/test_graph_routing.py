@@ -98,7 +98,7 @@ def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question", "rationale": "little is known"},
                      ResponseDraft={"reply": "What happened when you got home?"})
     make_empathizer(model).respond("My dog died.")
-    assert "Ask one open, gentle question" in model.calls_for("ResponseDraft")[0].prompt
+    assert "ask one open, gentle question" in model.calls_for("ResponseDraft")[0].prompt
 
 
 def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp_path):

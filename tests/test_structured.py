@@ -121,6 +121,16 @@ def test_an_answer_cut_inside_its_first_sentence_is_asked_again():
     assert close_cut_json(cut, StrategyDraft).rationale == "They need room."
 
 
+def test_a_field_that_may_be_clipped_keeps_its_whole_words():
+    from empathygraph.agents.empathy_strategy import StrategyDraft
+    from empathygraph.agents.structured import close_cut_json
+
+    cut = '{"strategy": "Question", "goal": "comfort", "rationale": "the person is anxious about the fin'
+    assert close_cut_json(cut, StrategyDraft, words_ok=True).rationale == "the person is anxious about the…"
+    assert close_cut_json('{"strategy": "Question", "goal": "comfort", "rationale": "the pe', StrategyDraft,
+                          words_ok=True) is None  # too little left to mean anything
+
+
 def test_an_over_long_reply_is_trimmed_at_a_sentence_end_without_asking_again():
     long_reply = "I am so sorry. " + " ".join(["You have carried so much, and it shows."] * 8)
     model = scripted(ResponseDraft={"reply": long_reply})

@@ -29,8 +29,8 @@ TASK_GIVEN_STRATEGY = (
 # prompt and answer, and a small model's choice stays where counsellors' choices are.
 PRIOR_CHOICES = 4
 
-# Rationales run long; one cut here keeps its complete sentences.
-MAX_TOKENS = 64
+# Rationales run long (the model ignores word limits); one cut here keeps its complete words.
+MAX_TOKENS = 48
 
 
 class StrategyDraft(BaseModel):
@@ -95,7 +95,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
             task += f" Your earlier replies used: {', '.join(previous)}."
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
-                 max_tokens=MAX_TOKENS)
+                 max_tokens=MAX_TOKENS, words_ok=True)
     fallback = None
     if answer.parsed is not None:
         draft = answer.parsed

@@ -65,7 +65,7 @@ def check_plan(
     elif count > int(max_words * 1.5):
         issues.append(f"the reply has {count} words; keep it under {max_words}")
     if empathy.strategy is Strategy.QUESTION and "?" not in plan.text:
-        issues.append("the strategy is Question but the reply asks nothing")
+        issues.append("the strategy is Question but the reply asks nothing; end with one short, open question")
     expected = listener_expression(analysis)
     if plan.avatar.expression != expected:
         issues.append(f"the face shows {plan.avatar.expression.value}; the analysis calls for {expected.value}")

@@ -29,7 +29,7 @@ TASK = (
 # What each ESConv strategy asks of the words (a small model follows a plain instruction
 # far better than a strategy name).
 STRATEGY_GUIDE: dict[Strategy, str] = {
-    Strategy.QUESTION: "Ask one open, gentle question about what they went through; give no advice.",
+    Strategy.QUESTION: "Acknowledge it briefly, then ask one open, gentle question about it; give no advice.",
     Strategy.RESTATEMENT: "Say back in your own words what happened to them; give no advice.",
     Strategy.REFLECTION: "Name the feeling you hear and why it makes sense; give no advice.",
     Strategy.SELF_DISCLOSURE: "Share briefly that you have felt something similar; give no advice.",
@@ -38,9 +38,10 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.INFORMATION: "Acknowledge the feeling, then share one useful fact about their situation.",
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
-REVISE = " Improve your last reply: {advice}"
-# Bounds decode time; a reply cut here keeps its complete sentences (see ``close_cut_json``).
-MAX_TOKENS = 64
+REVISE = " Improve your last reply, in one or two sentences under 20 words: {advice}"
+# Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
+# cut here keeps its complete sentences (see ``close_cut_json``).
+MAX_TOKENS = 52
 
 
 class ResponseDraft(BaseModel):

@@ -71,11 +71,13 @@ def parse_json_answer(raw: str, schema: type[T]) -> T:
 _SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
 
 
-def close_cut_json(raw: str, schema: type[T]) -> T | None:
+def close_cut_json(raw: str, schema: type[T], *, words_ok: bool = False) -> T | None:
     """Rebuild a flat JSON answer cut off inside its last string value (e.g. at ``max_tokens``).
 
-    The open string keeps its complete sentences and the object is closed; None when
-    the cut is elsewhere, no sentence is complete, or the result is not ``schema``.
+    The open string keeps its complete sentences (or, with ``words_ok``, its complete words
+    and an ellipsis, for a field such as a rationale where a clipped phrase still informs)
+    and the object is closed; None when the cut is elsewhere, nothing complete is left, or
+    the result is not ``schema``.
     """
     start = raw.find("{")
     if start == -1:
@@ -95,10 +97,14 @@ def close_cut_json(raw: str, schema: type[T]) -> T | None:
         return None
     partial = body[opened_at + 1 :].rstrip("\\")
     ends = list(_SENTENCE_END.finditer(partial))
-    if not ends:
+    if ends:
+        kept = partial[: ends[-1].end()]
+    elif words_ok and len(words := partial.split()[:-1]) >= 2:  # the last word may be cut in half
+        kept = " ".join(words).rstrip(",;:") + "…"
+    else:
         return None
     try:
-        return parse_json_answer(body[: opened_at + 1] + partial[: ends[-1].end()] + '"}', schema)
+        return parse_json_answer(body[: opened_at + 1] + kept + '"}', schema)
     except ValueError:
         return None
 
@@ -124,6 +130,7 @@ def ask(
     repair_attempts: int = 1,
     check: Check[T] | None = None,
     max_tokens: int | None = None,
+    words_ok: bool = False,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
 
@@ -133,7 +140,8 @@ def ask(
             a rambling model cannot run to the backbone's limit); None uses the backbone's limit.
 
     An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
-    would only be cut off again) keeps its complete sentences and is marked ``salvaged``.
+    would only be cut off again) keeps its complete sentences (``words_ok``: words) and
+    is marked ``salvaged``.
 
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
@@ -165,7 +173,7 @@ def ask(
         except ValueError as exc:
             attempt.error = f"invalid {schema.__name__}: {str(exc)[:200]}"
             parsed = None
-        if parsed is None and (rebuilt := close_cut_json(raw, schema)) is not None:
+        if parsed is None and (rebuilt := close_cut_json(raw, schema, words_ok=words_ok)) is not None:
             if check is None or check(rebuilt) is None:
                 return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
         if parsed is not None and check is not None:

@@ -34,6 +34,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         temperature=config.temperature,
         max_tokens=config.max_tokens,
         seed=config.seed,
+        repeat_penalty=config.repeat_penalty,
     )
     return Backbone(
         chat_model=model,

@@ -44,7 +44,7 @@ class ChatLlamaCpp(BaseChatModel):
         model_path: the GGUF file.
         n_ctx: context window in tokens.
         n_threads: CPU threads; None uses every core.
-        temperature, max_tokens, seed: sampling settings.
+        temperature, max_tokens, seed, repeat_penalty: sampling settings.
         use_mmap: map the GGUF file instead of reading it. Off: llama.cpp repacks the
             weights for the CPU anyway, and a mapping keeps the file's pages resident
             beside that copy (measured: 1.90 GB vs 1.31 GB RSS for the default model).
@@ -56,6 +56,7 @@ class ChatLlamaCpp(BaseChatModel):
     temperature: float = 0.2
     max_tokens: int = 200
     seed: int = 0
+    repeat_penalty: float = 1.0
     use_mmap: bool = False
     _llama: Any = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -91,6 +92,7 @@ class ChatLlamaCpp(BaseChatModel):
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),
             "stop": stop,
             "seed": self.seed,
+            "repeat_penalty": self.repeat_penalty,
             "response_format": _llama_format(kwargs.get("response_format")),
         }
 
