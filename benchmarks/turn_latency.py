@@ -41,8 +41,8 @@ WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
 INSTANT_SCRIPT = {
     "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "quote": "I", "intensity": "medium"},
     "CauseDraft": {"scenario": "an event", "quote": "I", "intensity": "medium"},
-    "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings", "rationale": "it helps"},
-    "GoalDraft": {"goal": "comfort", "rationale": "it helps"},
+    "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings"},
+    "GoalDraft": {"goal": "comfort"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }

@@ -23,8 +23,8 @@ DEFAULT_SCRIPT: dict[str, Any] = {
         "intensity": "high",
     },
     "CauseDraft": {"scenario": "their dog died", "quote": "my dog died", "intensity": "high"},
-    "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings", "rationale": "grief needs room"},
-    "GoalDraft": {"goal": "comfort them", "rationale": "grief needs room"},
+    "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings"},
+    "GoalDraft": {"goal": "comfort them"},
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }

@@ -118,7 +118,7 @@ def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp
     assert result.skipped == ["look: face model package is not installed"]
 
 
-def test_a_confident_strategy_prior_decides_and_the_llm_sets_goal_and_rationale():
+def test_a_confident_strategy_prior_decides_and_the_llm_sets_the_goal():
     model = scripted()
     config = test_config(agents={"strategy_label": "prior"})
     result = make_empathizer(model, config).respond("My dog died yesterday.")
@@ -126,6 +126,7 @@ def test_a_confident_strategy_prior_decides_and_the_llm_sets_goal_and_rationale(
     assert step.input["strategy_source"] == "prior"
     assert result.empathy.strategy.value == step.input["prior"][0][0]
     assert model.calls_for("StrategyDraft") == [] and len(model.calls_for("GoalDraft")) == 1
+    assert f"p={step.input['prior'][0][1]:.2f}" in result.empathy.rationale
 
 
 def test_an_unusable_plan_falls_back_to_the_prior_and_says_so():
@@ -137,13 +138,14 @@ def test_an_unusable_plan_falls_back_to_the_prior_and_says_so():
 
 
 def test_an_unsure_prior_leaves_the_llm_its_likeliest_strategies_only():
-    model = scripted(StrategyDraft={"strategy": "Question", "goal": "understand more", "rationale": "little is known"})
+    model = scripted(StrategyDraft={"strategy": "Question", "goal": "understand more"})
     config = test_config(agents={"strategy_label": "auto", "prior_min_confidence": 1.0})
     result = make_empathizer(model, config).respond("My dog died yesterday.")
     step = next(s for s in result.steps if s.step == "empathy_strategy")
     likeliest = [name for name, _ in step.input["prior"]][:3]
     prompt = model.calls_for("StrategyDraft")[0].prompt
-    assert step.input["strategy_source"] == "llm"
+    assert step.input["strategy_source"] == "llm" and not step.fallback
+    assert result.empathy.rationale.startswith("chosen by the LLM among counsellors' likeliest strategies")
     offered = prompt.split("one of: ", 1)[1].split(")", 1)[0]
     assert offered.startswith(", ".join(likeliest)) and offered.count(",") == 3  # the prior's top 4
 

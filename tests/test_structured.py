@@ -116,18 +116,18 @@ def test_an_answer_cut_inside_its_first_sentence_is_asked_again():
     from empathygraph.agents.empathy_strategy import StrategyDraft
     from empathygraph.agents.structured import close_cut_json
 
-    assert close_cut_json('{"goal": "comfort", "strategy": "Question", "rationale": "They need', StrategyDraft) is None
-    cut = '{"goal": "comfort", "strategy": "Question", "rationale": "They need room. Asking gently'
-    assert close_cut_json(cut, StrategyDraft).rationale == "They need room."
+    assert close_cut_json('{"strategy": "Question", "goal": "They need', StrategyDraft) is None
+    cut = '{"strategy": "Question", "goal": "Give them room. Ask gently'
+    assert close_cut_json(cut, StrategyDraft).goal == "Give them room."
 
 
 def test_a_field_that_may_be_clipped_keeps_its_whole_words():
     from empathygraph.agents.empathy_strategy import StrategyDraft
     from empathygraph.agents.structured import close_cut_json
 
-    cut = '{"strategy": "Question", "goal": "comfort", "rationale": "the person is anxious about the fin'
-    assert close_cut_json(cut, StrategyDraft, words_ok=True).rationale == "the person is anxious about the…"
-    assert close_cut_json('{"strategy": "Question", "goal": "comfort", "rationale": "the pe', StrategyDraft,
+    cut = '{"strategy": "Question", "goal": "help them feel less anxious about the fin'
+    assert close_cut_json(cut, StrategyDraft, words_ok=True).goal == "help them feel less anxious about the…"
+    assert close_cut_json('{"strategy": "Question", "goal": "help th', StrategyDraft,
                           words_ok=True) is None  # too little left to mean anything
 
 

@@ -19,33 +19,43 @@ from empathygraph.state import MergState
 
 TASK = (
     'the plan. JSON: "strategy" (one of: {choices}), "goal" (what your reply should do for them, '
-    'under 10 words), "rationale" (why, under 8 words).'
+    'under 10 words).'
 )
 TASK_GIVEN_STRATEGY = (
     'the plan. Your reply will use the strategy "{strategy}". JSON: "goal" (what your reply should do for '
-    'them, under 10 words), "rationale" (why this strategy helps now, under 8 words).'
+    'them, under 10 words).'
 )
 # When the prior assists, the LLM chooses among its likeliest strategies only: a shorter
 # prompt and answer, and a small model's choice stays where counsellors' choices are.
 PRIOR_CHOICES = 4
 
-# Rationales run long (the model ignores word limits); one cut here keeps its complete words.
-MAX_TOKENS = 48
+# Goals run long (the model ignores word limits); one cut here keeps its complete words.
+MAX_TOKENS = 40
 
 
 class StrategyDraft(BaseModel):
-    """LLM output of the strategy step."""
+    """LLM output of the strategy step. The rationale is written from the evidence, not asked:
+    a small model's stated reason is a guess about itself, the prior's numbers are what decided."""
 
     strategy: Strategy
     goal: str = Field(max_length=300)
-    rationale: str = Field(max_length=300)
 
 
 class GoalDraft(BaseModel):
     """LLM output when the strategy prior already chose the strategy."""
 
     goal: str = Field(max_length=300)
-    rationale: str = Field(max_length=300)
+
+
+def rationale(strategy: Strategy, ranked: list[tuple[Strategy, float]], source: str) -> str:
+    """Why this strategy, from what decided it."""
+    probability = dict(ranked).get(strategy)
+    if source == "prior":
+        return f"ESConv counsellors' most likely next strategy here (p={probability:.2f})"
+    if probability is None:
+        return "chosen by the LLM"
+    likeliest = ", ".join(f"{s.value} {p:.2f}" for s, p in ranked[:PRIOR_CHOICES])
+    return f"chosen by the LLM among counsellors' likeliest strategies here ({likeliest})"
 
 
 def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
@@ -76,8 +86,8 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     """Set the goal to response and choose the support strategy.
 
     The strategy comes from the ESConv-trained prior when it is confident (a small LLM
-    is a weak strategy classifier), else from the LLM with the prior's ranking as a hint.
-    The LLM always sets the goal and says why.
+    is a weak strategy classifier), else from the LLM among the prior's likeliest ones.
+    The LLM always sets the goal; the rationale states what decided the strategy.
     """
     started = time.perf_counter()
     config = runtime.context.config.agents
@@ -99,10 +109,11 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     fallback = None
     if answer.parsed is not None:
         draft = answer.parsed
+        strategy = chosen if chosen is not None else Strategy(draft.strategy)  # type: ignore[union-attr]
         plan = EmpathyPlan(
             goal=draft.goal.strip(),
-            strategy=chosen if chosen is not None else Strategy(draft.strategy),
-            rationale=draft.rationale.strip(),
+            strategy=strategy,
+            rationale=rationale(strategy, ranked, "prior" if chosen is not None else "llm"),
         )
     elif ranked:
         # The person still deserves a reply: plan it from the prior, and say so.
