@@ -33,7 +33,7 @@ from empathygraph.schemas import (
 from empathygraph.state import MergState
 
 # "quote", not "cause": asked for a "cause", a small model names a feeling instead of quoting.
-_CAUSE = '"quote" (copy 3 to 10 words of their message that say why), "intensity" (low, medium or high).'
+_CAUSE = '"quote" (copy 3 to 8 words of their message that say why), "intensity" (low, medium or high).'
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 8 words), ' + _CAUSE
 TASK_WITH_LABEL = (
     'the emotion. JSON: "scenario" (the event, under 8 words), "emotion" ({choices}), ' + _CAUSE
