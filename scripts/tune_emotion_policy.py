@@ -3,7 +3,7 @@
 On a tuning slice of ED valid that is disjoint from the quality benchmark's slice (and with a
 text-emotion head refitted without both), compare on the items whose classifier confidence is
 below ``--threshold``: the classifier's top-1, the LLM choosing among all 32 emotions, and the
-LLM choosing among the classifier's top 3. Prints one JSON object.
+LLM choosing among the classifier's top 3 or top 5. Prints one JSON object.
 
     python scripts/tune_emotion_policy.py --tune 300 --max-llm 30
 """
@@ -60,16 +60,18 @@ def main() -> None:
                  "low_confidence_share": round(len(low) / len(tune), 4)}
     probe = spread(low, args.max_llm)
     backbone = make_backbone(config.backbone)
-    rows = {"classifier": 0, "llm_all32": 0, "llm_top3": 0}
+    rows = {"classifier": 0, "llm_all32": 0, "llm_top3": 0, "llm_top5": 0}
     seconds = []
     for s, top in probe:
         cue_line = ", ".join(f"{t.label} {t.score:.2f}" for t in top[:3])
         rows["classifier"] += top[0].label == s.emotion.value
         label, sec = llm_label(backbone, s.text, cue_line, [e.value for e in EDEmotion])
         rows["llm_all32"] += label == s.emotion.value
-        label, sec3 = llm_label(backbone, s.text, cue_line, [t.label for t in top[:3]])
-        rows["llm_top3"] += label == s.emotion.value
-        seconds += [sec, sec3]
+        seconds.append(sec)
+        for k in (3, 5):
+            label, sec = llm_label(backbone, s.text, cue_line, [t.label for t in top[:k]])
+            rows[f"llm_top{k}"] += label == s.emotion.value
+            seconds.append(sec)
     out["low_confidence_probe_n"] = len(probe)
     out["low_confidence_acc"] = {k: round(v / max(len(probe), 1), 4) for k, v in rows.items()}
     out["llm_seconds_per_call"] = round(sum(seconds) / max(len(seconds), 1), 2)
