@@ -7,6 +7,7 @@ guarded by a lock so parallel graph branches never load the same model twice.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from functools import cached_property
@@ -21,7 +22,7 @@ from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
-from empathygraph.tools.text_emotion import TextEmotionClassifier
+from empathygraph.tools.text_emotion import HEAD_PATH, TextEmotionClassifier
 
 
 class ToolBox:
@@ -31,6 +32,9 @@ class ToolBox:
         self.config = config or PerceptionConfig()
         self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
         self.text_emotion_unavailable: str | None = None
+        # What an evaluation's cached predictions depend on: the class and the shipped text head.
+        head = HEAD_PATH.read_bytes() if HEAD_PATH.is_file() else b""
+        self.cache_key = f"{type(self).__name__}-{hashlib.sha256(head).hexdigest()[:12]}"
 
     # --- lazily loaded models -----------------------------------------------------------
 
