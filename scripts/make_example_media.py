@@ -54,7 +54,8 @@ def render_face(expression: CoarseEmotion, speech: np.ndarray, out_dir: Path, na
     clip = Speech(audio=speech[: SAMPLE_RATE * 3], sample_rate=SAMPLE_RATE)
     _, frames = ProceduralAvatar(config).frames(clip, directives, AvatarProfile(gender=Gender.FEMALE))
     frames = list(frames)
-    cv2.imwrite(str(out_dir / f"{name}.jpg"), frames[len(frames) // 2], [cv2.IMWRITE_JPEG_QUALITY, 85])
+    still = cv2.cvtColor(frames[len(frames) // 2], cv2.COLOR_RGB2BGR)  # frames are RGB, OpenCV writes BGR
+    cv2.imwrite(str(out_dir / f"{name}.jpg"), still, [cv2.IMWRITE_JPEG_QUALITY, 85])
     encode_mp4(iter(frames), out_dir / f"{name}.mp4", (256, 256), config.fps, None, config.video_crf, "veryfast")
 
 
