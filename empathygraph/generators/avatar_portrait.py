@@ -18,7 +18,7 @@ import numpy as np
 from empathygraph.generators.base import GeneratorError, Speech
 from empathygraph.generators.config import GeneratorsConfig
 from empathygraph.generators.face_motion import FaceTrack, build_track
-from empathygraph.generators.video import encode_mp4
+from empathygraph.generators.video import write_avatar_video
 from empathygraph.schemas import AvatarDirectives, AvatarProfile
 
 
@@ -166,15 +166,5 @@ class PortraitAvatar:
     ) -> dict[str, object]:
         """Animate the portrait for ``speech`` and write the MP4 (audio muxed when given)."""
         track, marks, frames = self.frames(speech, directives)
-        size = self.config.size
-        count = encode_mp4(frames, out_path, (size, size), self.config.fps, audio_path, self.config.video_crf, self.config.video_preset)
-        return {
-            "portrait": str(self.config.portrait),
-            "landmarks": marks.source,
-            "size": size,
-            "fps": self.config.fps,
-            "frames": count,
-            "mouth_from": track.mouth_source,
-            "expression": directives.expression.value,
-            "intensity": directives.intensity,
-        }
+        settings = write_avatar_video(frames, out_path, audio_path, self.config, track.mouth_source, directives)
+        return {"portrait": str(self.config.portrait), "landmarks": marks.source, **settings}

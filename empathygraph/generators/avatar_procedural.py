@@ -27,7 +27,7 @@ import numpy as np
 from empathygraph.generators.base import Speech
 from empathygraph.generators.config import GeneratorsConfig
 from empathygraph.generators.face_motion import Expression, FaceTrack, build_track
-from empathygraph.generators.video import encode_mp4
+from empathygraph.generators.video import write_avatar_video
 from empathygraph.schemas import AgeGroup, AvatarDirectives, AvatarProfile, Gender
 
 # The mouth's inside: a colour used nowhere else, so a frame's open-mouth area can be measured.
@@ -602,15 +602,5 @@ class ProceduralAvatar:
     ) -> dict[str, object]:
         """Render the talking head for ``speech`` and write it with the audio to ``out_path``."""
         track, frames = self.frames(speech, directives, profile)
-        size = self.config.size
-        count = encode_mp4(frames, out_path, (size, size), self.config.fps, audio_path, self.config.video_crf, self.config.video_preset)
-        return {
-            "size": size,
-            "fps": self.config.fps,
-            "frames": count,
-            "mouth_from": track.mouth_source,
-            "expression": directives.expression.value,
-            "intensity": directives.intensity,
-            "gaze": directives.gaze,
-            "head_motion": directives.head_motion,
-        }
+        settings = write_avatar_video(frames, out_path, audio_path, self.config, track.mouth_source, directives)
+        return {**settings, "gaze": directives.gaze, "head_motion": directives.head_motion}

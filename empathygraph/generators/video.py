@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from empathygraph.generators.base import GeneratorError
+from empathygraph.generators.config import GeneratorsConfig
+from empathygraph.schemas import AvatarDirectives
 
 
 def ffmpeg_exe() -> str:
@@ -85,3 +87,24 @@ def probe(path: Path) -> dict[str, object]:
     if match := re.search(r"Audio: (\w+)", text):
         info["audio_codec"] = match.group(1)
     return info
+
+
+def write_avatar_video(
+    frames: Iterable[np.ndarray],
+    out_path: Path,
+    audio_path: Path | None,
+    config: GeneratorsConfig,
+    mouth_source: str,
+    directives: AvatarDirectives,
+) -> dict[str, object]:
+    """Encode an avatar's square frames at the configured size, rate and quality; the settings for the trace."""
+    size = config.size
+    count = encode_mp4(frames, out_path, (size, size), config.fps, audio_path, config.video_crf, config.video_preset)
+    return {
+        "size": size,
+        "fps": config.fps,
+        "frames": count,
+        "mouth_from": mouth_source,
+        "expression": directives.expression.value,
+        "intensity": directives.intensity,
+    }
