@@ -76,10 +76,11 @@ class GrammarFirstSampler:
         llama_cpp.llama_sampler_reset(self._grammar)
 
     def close(self) -> None:
-        if self._grammar:
+        if getattr(self, "_grammar", None):
             llama_cpp.llama_sampler_free(self._grammar)
             self._grammar = None
-        self._chain.close()
+        if hasattr(self, "_chain"):
+            self._chain.close()
 
     def __del__(self) -> None:
         self.close()
