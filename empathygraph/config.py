@@ -47,7 +47,7 @@ class BackboneConfig(Section):
     max_tokens: int = Field(default=200, ge=16)
     seed: int = 0
     repeat_penalty: float = Field(
-        default=1.0, ge=1.0, le=2.0, description="embedded: >1 discourages loops (small models repeat themselves)"
+        default=1.0, ge=1.0, le=2.0, description=">1 discourages loops (small models repeat themselves); vLLM: repetition_penalty"
     )
     n_ctx: int = Field(default=4096, ge=512)
     n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")

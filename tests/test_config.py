@@ -59,3 +59,12 @@ def test_missing_file_and_malformed_override():
         load_config("/nonexistent.yaml", environ={})
     with pytest.raises(ConfigError, match="key=value"):
         load_config(overrides=["backbone.model"], environ={})
+
+
+def test_server_requests_carry_the_thinking_switch_and_a_repetition_penalty_when_set():
+    from empathygraph.backbones.openai_server import request_extras
+    from empathygraph.config import BackboneConfig
+
+    assert request_extras(BackboneConfig(kind="openai")) == {"chat_template_kwargs": {"enable_thinking": False}}
+    assert request_extras(BackboneConfig(kind="openai", thinking=None, repeat_penalty=1.15)) == {
+        "repetition_penalty": 1.15}

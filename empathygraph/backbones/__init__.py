@@ -14,13 +14,13 @@ __all__ = ["Backbone", "ScriptedChatModel", "json_schema_format", "make_backbone
 def make_backbone(config: BackboneConfig) -> Backbone:
     """The backbone a configuration names (the embedded model loads lazily)."""
     if config.kind == "openai":
-        from empathygraph.backbones.openai_server import make_openai_chat_model, thinking_switch
+        from empathygraph.backbones.openai_server import make_openai_chat_model, request_extras
 
         return Backbone(
             chat_model=make_openai_chat_model(config),
             name=f"openai:{config.model}@{config.base_url}",
             constraint="none" if config.structured_output == "none" else "extra_body",
-            extra_body=thinking_switch(config),
+            extra_body=request_extras(config),
             schema_format="json_object" if config.structured_output == "json_object" else "json_schema",
         )
     from empathygraph.backbones.embedded import ChatLlamaCpp

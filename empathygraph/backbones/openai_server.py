@@ -51,8 +51,12 @@ def make_openai_chat_model(config: BackboneConfig) -> ChatOpenAI:
     )
 
 
-def thinking_switch(config: BackboneConfig) -> dict[str, object]:
-    """Request-body fields that turn chat-template thinking on or off (none when unset)."""
-    if config.thinking is None:
-        return {}
-    return {"chat_template_kwargs": {"enable_thinking": config.thinking}}
+def request_extras(config: BackboneConfig) -> dict[str, object]:
+    """Request-body fields beyond OpenAI's: the chat-template thinking switch (none when unset)
+    and vLLM's ``repetition_penalty`` (when the config sets one)."""
+    body: dict[str, object] = {}
+    if config.thinking is not None:
+        body["chat_template_kwargs"] = {"enable_thinking": config.thinking}
+    if config.repeat_penalty != 1.0:
+        body["repetition_penalty"] = config.repeat_penalty
+    return body
