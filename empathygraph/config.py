@@ -85,7 +85,9 @@ class AgentsConfig(Section):
         description="when the LLM names the emotion, it chooses among the classifier's top N (0: all 32)",
     )
     strategy_label: Literal["auto", "prior", "llm"] = Field(
-        default="auto", description="auto: the trained ESConv strategy prior decides when confident, else the LLM"
+        default="prior",
+        description="prior: the trained ESConv strategy prior decides (measured best on ESConv valid); "
+        "auto: the prior when confident, else the LLM among its likeliest; llm: the LLM alone",
     )
     prior_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     reply_max_words: int = Field(default=30, ge=5, description="asked of the LLM; 1.5x this is refused")
