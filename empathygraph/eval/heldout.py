@@ -73,9 +73,8 @@ class HeldOutToolBox(ToolBox):
     def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:
         super().__init__(config)
         self._ed_path, self._exclude = ed_path, set(exclude)
-        # The shipped head's file is in the key: a retrained head (another encoder or C) is another classifier.
-        head = hashlib.sha256(HEAD_PATH.read_bytes()).hexdigest() if HEAD_PATH.is_file() else "none"
-        digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self._exclude), head]).encode()).hexdigest()[:10]
+        # The base key names the shipped head: a retrained head (another encoder or C) is another classifier.
+        digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self._exclude), self.cache_key]).encode()).hexdigest()[:10]
         self.cache_key = f"heldout-{digest}"
 
     @cached_property
