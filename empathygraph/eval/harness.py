@@ -66,6 +66,9 @@ class Harness:
     def cache_key(self, system: System, path: Path, media: bool) -> str:
         """What makes a system's cached predictions reusable: its name, settings, data file and tools."""
         config = self.config.model_dump(mode="json")
+        own = getattr(system, "settings", None)
+        if own is not None:  # the system names what decides its output: the backbone and its own settings
+            return fingerprint(system.name, config["backbone"], own, str(Path(path).resolve()), media)
         return fingerprint(system.name, config if system.uses_llm else config["perception"], str(Path(path).resolve()),
                            getattr(self.toolbox, "cache_key", type(self.toolbox).__name__), media)
 

@@ -181,6 +181,11 @@ class SinglePromptSystem:
         self.task = ONE_PASS_TASK.format(emotions=", ".join(e.value for e in EDEmotion), words=reply_max_words)
         self.name = name
 
+    @property
+    def settings(self) -> dict[str, object]:
+        """What decides its answers besides the backbone (it uses no perception tool)."""
+        return {"task": self.task, "history_turns": self.history_turns, "repair_attempts": self.repair_attempts}
+
     def predict(self, sample: Sample) -> Prediction:
         started = time.perf_counter()
         messages = [

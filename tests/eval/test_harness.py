@@ -119,3 +119,16 @@ def test_cached_predictions_are_keyed_by_the_shipped_text_head(monkeypatch, tmp_
     other_head.write_bytes(b"another head")
     monkeypatch.setattr(toolbox_module, "HEAD_PATH", other_head)
     assert ToolBox().cache_key != before and ToolBox().cache_key.startswith("ToolBox-")
+
+
+def test_single_prompt_cache_ignores_the_graphs_settings_but_not_the_backbone(tmp_path):
+    path = tmp_path / "ed.jsonl"
+    keys = {}
+    for name, sections in {"base": {}, "agents": {"agents": {"emotion_label": "llm", "reflection_rounds": 0}},
+                           "backbone": {"backbone": {"temperature": 0.7}}}.items():
+        harness = Harness(test_config(**sections), backbone=wrap_chat_model(scripted()), toolbox=FixedToolBox())
+        keys[name] = {system: harness.cache_key(harness.system(system), path, media=False)
+                      for system in ("graph", "single_prompt")}
+    assert keys["agents"]["single_prompt"] == keys["base"]["single_prompt"]
+    assert keys["agents"]["graph"] != keys["base"]["graph"]
+    assert keys["backbone"]["single_prompt"] != keys["base"]["single_prompt"]
