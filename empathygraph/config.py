@@ -76,13 +76,25 @@ class AgentsConfig(Section):
     perception_llm: Literal["auto", "always", "never"] = Field(
         default="auto", description="auto: ask the LLM to fuse cues only when a turn has several modalities"
     )
-    emotion_label: Literal["auto", "classifier", "llm"] = Field(
-        default="auto", description="auto: the text classifier decides when confident, else the LLM"
+    emotion_label: Literal["fused", "auto", "classifier", "llm"] = Field(
+        default="fused",
+        description="the text classifier decides when confident; below that, fused: its top labels are "
+        "weighed by the LLM's likelihood of each (needs a backbone that scores, e.g. the embedded one; "
+        "else as auto), auto: the LLM names the emotion; classifier: always the classifier; llm: always the LLM",
     )
     classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
+    fusion_top_k: int = Field(default=8, ge=2, le=32, description="classifier labels the fusion weighs")
+    fusion_llm_weight: float = Field(
+        default=0.3, ge=0.0, description="weight of the LLM's log-likelihood (scripts/tune_emotion_policy.py)"
+    )
     emotion_choices: int = Field(
         default=0, ge=0, le=32,
         description="when the LLM names the emotion, it chooses among the classifier's top N (0: all 32)",
+    )
+    cause_quote: Literal["free", "clause"] = Field(
+        default="free",
+        description="free: the LLM copies words of the message and a misquote is re-asked; "
+        "clause: decoding is constrained to one of the message's clauses (never a misquote; for weak models)",
     )
     strategy_label: Literal["auto", "prior", "llm"] = Field(
         default="prior",

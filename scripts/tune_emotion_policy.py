@@ -1,11 +1,15 @@
-"""Choose the emotion-label policy on ED valid: when the classifier is unsure, who should decide?
+"""Choose the emotion-label policy on ED valid: when the classifier is unsure, should the LLM overrule it?
 
 On a tuning slice of ED valid that is disjoint from the quality benchmark's slice (and with a
-text-emotion head refitted without both), compare on the items whose classifier confidence is
-below ``--threshold``: the classifier's top-1, the LLM choosing among all 32 emotions, and the
-LLM choosing among the classifier's top 3 or top 5. Prints one JSON object.
+text-emotion head refitted without both), every item gets the classifier's ranking and the
+embedded LLM's log-likelihood of each of the classifier's top ``--top-k`` labels, read in the
+graph's own prompt (``emotion_fusion``). Items the classifier is sure of keep its label; below a
+confidence threshold the fused label ``log p_classifier + w * log p_llm`` replaces it. For
+each (threshold, weight) it reports accuracy and, where fusion changed the label, how often
+that fixed an error (win) or broke a right answer (loss). ``--named N`` also asks the LLM to
+name the emotion (the ``auto`` policy) on N low-confidence items. Prints one JSON object.
 
-    python scripts/tune_emotion_policy.py --tune 300 --max-llm 30
+    python scripts/tune_emotion_policy.py --tune 225 --named 40
 """
 
 from __future__ import annotations
@@ -14,38 +18,50 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import Literal
 
-from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import create_model
-
-from empathygraph.agents.prompting import SYSTEM_PROMPT
+from empathygraph.agents.emotion_cause import TASK_WITH_LABEL, ANY_EMOTION, LabelledCauseDraft
+from empathygraph.agents.emotion_fusion import FUSION_TASK, fuse
+from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.structured import ask
 from empathygraph.backbones import make_backbone
 from empathygraph.config import load_config
 from empathygraph.eval.harness import spread
 from empathygraph.eval.heldout import HeldOutToolBox
 from empathygraph.eval.loaders import load_dataset
-from empathygraph.schemas import EDEmotion
+from empathygraph.schemas import TextEmotionCue
+from empathygraph.state import TurnInput
+
+THRESHOLDS = (0.25, 0.35, 0.5, 1.01)
+WEIGHTS = (0.3, 0.5, 1.0, 1.5, 3.0)
 
 
-def llm_label(backbone, text: str, cue_line: str, choices: list[str]) -> tuple[str | None, float]:
-    schema = create_model("EmotionChoice", emotion=(Literal[tuple(choices)], ...))
-    messages = [SystemMessage(content=SYSTEM_PROMPT), HumanMessage(content=(
-        f'The person now says: "{text}"\nCues:\n- their words suggest: {cue_line}\n\n'
-        f'Step: the emotion. JSON: "emotion" (one of: {", ".join(choices)}).'))]
-    started = time.perf_counter()
-    answer = ask(backbone, messages, schema, repair_attempts=1)
-    return (answer.parsed.emotion if answer.parsed else None), time.perf_counter() - started
+def grid(rows: list[dict], top_k: int) -> list[dict]:
+    """Accuracy, wins and losses of fusion for every threshold and weight."""
+    results = []
+    for threshold in THRESHOLDS:
+        for weight in WEIGHTS:
+            right = wins = losses = 0
+            for row in rows:
+                cue, gold, first = row["cue"], row["gold"], row["cue"].top[0].label
+                label = first
+                if cue.top[0].score < threshold:
+                    label = fuse(TextEmotionCue(top=cue.top[:top_k], model=cue.model), row["llm"], weight)[0].label
+                right += label == gold
+                wins += label != first and label == gold
+                losses += label != first and first == gold
+            results.append({"threshold": threshold, "weight": weight, "accuracy": round(right / len(rows), 4),
+                            "wins": wins, "losses": losses})
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
-    parser.add_argument("--bench", type=int, default=200, help="the quality benchmark's ED slice (excluded)")
-    parser.add_argument("--tune", type=int, default=300, help="tuning conversations")
-    parser.add_argument("--threshold", type=float, default=0.25)
-    parser.add_argument("--max-llm", type=int, default=30, help="low-confidence items sent to the LLM")
+    parser.add_argument("--bench", type=int, default=120, help="the quality benchmark's ED slice (excluded)")
+    parser.add_argument("--tune", type=int, default=225, help="tuning conversations")
+    parser.add_argument("--top-k", type=int, default=8)
+    parser.add_argument("--named", type=int, default=0, help="low-confidence items the LLM also names (auto policy)")
+    parser.add_argument("--named-threshold", type=float, default=0.25)
     args = parser.parse_args()
     ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
     samples = load_dataset("ed", ed_path).samples
@@ -53,28 +69,37 @@ def main() -> None:
     tune = spread([s for s in samples if s.id not in bench], args.tune)
     config = load_config(None, ["perception.text_emotion_top_k=32"])
     toolbox = HeldOutToolBox(config.perception, ed_path, bench | {s.id for s in tune})
-    ranked = [(s, toolbox.text_emotion(s.text).top) for s in tune]
-    hits = sum(top[0].label == s.emotion.value for s, top in ranked)
-    low = [(s, top) for s, top in ranked if top[0].score < args.threshold]
-    out: dict = {"tune_n": len(tune), "classifier_acc": round(hits / len(tune), 4), "threshold": args.threshold,
-                 "low_confidence_share": round(len(low) / len(tune), 4)}
-    probe = spread(low, args.max_llm)
     backbone = make_backbone(config.backbone)
-    rows = {"classifier": 0, "llm_all32": 0, "llm_top3": 0, "llm_top5": 0}
-    seconds = []
-    for s, top in probe:
-        cue_line = ", ".join(f"{t.label} {t.score:.2f}" for t in top[:3])
-        rows["classifier"] += top[0].label == s.emotion.value
-        label, sec = llm_label(backbone, s.text, cue_line, [e.value for e in EDEmotion])
-        rows["llm_all32"] += label == s.emotion.value
-        seconds.append(sec)
-        for k in (3, 5):
-            label, sec = llm_label(backbone, s.text, cue_line, [t.label for t in top[:k]])
-            rows[f"llm_top{k}"] += label == s.emotion.value
-            seconds.append(sec)
-    out["low_confidence_probe_n"] = len(probe)
-    out["low_confidence_acc"] = {k: round(v / max(len(probe), 1), 4) for k, v in rows.items()}
-    out["llm_seconds_per_call"] = round(sum(seconds) / max(len(seconds), 1), 2)
+    rows, seconds = [], []
+    for sample in tune:
+        cue = toolbox.text_emotion(sample.text)
+        state = {"turn": TurnInput(text=sample.text), "cues": {"text_emotion": cue}}
+        options = [item.label for item in cue.top[: args.top_k]]
+        messages = build_messages(state, FUSION_TASK.format(options=", ".join(options)),
+                                  history_turns=config.agents.history_turns)
+        started = time.perf_counter()
+        scores = backbone.scorer(messages, options)
+        seconds.append(time.perf_counter() - started)
+        rows.append({"gold": sample.emotion.value, "cue": cue, "llm": scores.logprobs, "state": state})
+    classifier_hits = sum(r["cue"].top[0].label == r["gold"] for r in rows)
+    out: dict = {"tune_n": len(rows), "top_k": args.top_k, "classifier_acc": round(classifier_hits / len(rows), 4),
+                 "llm_alone_acc": round(sum(fuse(r["cue"], r["llm"], 1e6)[0].label == r["gold"] for r in rows)
+                                        / len(rows), 4),
+                 "scoring_seconds_median": round(sorted(seconds)[len(seconds) // 2], 3),
+                 "fusion": grid(rows, args.top_k)}
+    low = [r for r in rows if r["cue"].top[0].score < args.named_threshold][: args.named]
+    if low:
+        named = classifier = 0
+        for row in low:
+            task = TASK_WITH_LABEL.format(choices=ANY_EMOTION)
+            messages = build_messages(row["state"], task, history_turns=config.agents.history_turns)
+            answer = ask(backbone, messages, LabelledCauseDraft, repair_attempts=1, max_tokens=96)
+            draft = answer.parsed or answer.unchecked
+            named += draft is not None and draft.emotion.value == row["gold"]
+            classifier += row["cue"].top[0].label == row["gold"]
+        out["llm_named_on_low_confidence"] = {"n": len(low), "threshold": args.named_threshold,
+                                              "llm_acc": round(named / len(low), 4),
+                                              "classifier_acc": round(classifier / len(low), 4)}
     print(json.dumps(out))
 
 

@@ -1,6 +1,6 @@
 """Cause quotes: a copy with small slips maps back to the user's exact words."""
 
-from empathygraph.agents.quotes import find_quote, nearest_sentence
+from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 
 
 def test_exact_and_loose_copies_are_found_as_original_text():
@@ -16,3 +16,34 @@ def test_paraphrase_is_not_a_quote():
 def test_nearest_sentence_shares_most_words():
     source = "It rained all day. My best friend moved to Canada and I miss her."
     assert nearest_sentence("friend moving away", source) == "My best friend moved to Canada and I miss her."
+
+
+def test_clauses_are_exact_pieces_of_the_message():
+    text = "Today, my car broke down on the highway. I can't afford a new one because I lost my job and rent is due!"
+    pieces = clauses(text)
+    assert pieces == ("Today", "my car broke down on the highway", "I can't afford a new one", "because I lost my job",
+                      "and rent is due")
+    assert all(piece in text for piece in pieces)
+
+
+def test_long_clause_is_cut_into_bounded_pieces():
+    text = " ".join(f"w{i}" for i in range(30))
+    pieces = clauses(text, max_words=14)
+    assert [len(p.split()) for p in pieces] == [14, 14, 2] and " ".join(pieces) == text
+
+
+def test_clause_choice_constrains_the_quote_and_never_reasks():
+    from empathygraph.schemas import LabelScore, TextEmotionCue
+    from empathygraph.tools.toolbox import ToolBox
+
+    from tests.conftest import make_empathizer, scripted, test_config
+
+    model = scripted(LabelledCauseDraft={"scenario": "job loss", "emotion": "sad", "quote": "because I lost my job",
+                                         "intensity": "high"})
+    config = test_config(agents={"cause_quote": "clause"})
+    result = make_empathizer(model, config).respond("I can't sleep because I lost my job.")
+    call = model.calls_for("LabelledCauseDraft")
+    assert len(call) == 1 and result.emotion.causes == ["because I lost my job"]
+    schema = call[0].options["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["quote"]["enum"] == ["I can't sleep", "because I lost my job"]
+    assert "the part of their message that says why" in call[0].prompt

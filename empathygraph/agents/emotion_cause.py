@@ -1,8 +1,9 @@
 """Emotion-cause agent: what the person feels, how strongly, about what, and why.
 
 The label comes from the text classifier when it is confident (a small LLM is a
-poorer 32-way classifier than a trained head), else from the LLM under an enum
-constraint. The LLM always describes the event and quotes the cause; the quote is
+poorer 32-way classifier than a trained head); else, by policy, from the LLM under an
+enum constraint or from fusing the classifier's top labels with the LLM's likelihood
+of each (``emotion_fusion``). The LLM always describes the event and quotes the cause; the quote is
 checked against the user's words and re-asked once if it is not a real quote.
 """
 
@@ -13,8 +14,9 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from empathygraph.agents.emotion_fusion import fused_label
 from empathygraph.agents.prompting import build_messages, words_of_turn
-from empathygraph.agents.quotes import find_quote, nearest_sentence
+from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
 from empathygraph.config import AgentsConfig
@@ -31,9 +33,12 @@ from empathygraph.schemas import (
     VoiceCue,
 )
 from empathygraph.state import MergState
+from empathygraph.trace.records import StepRecord
 
 # "quote", not "cause": asked for a "cause", a small model names a feeling instead of quoting.
-_CAUSE = '"quote" (copy 3 to 8 words of their message that say why), "intensity" (low, medium or high).'
+QUOTE_FREE = "copy 3 to 8 words of their message that say why"
+QUOTE_CLAUSE = "the part of their message that says why"
+_CAUSE = f'"quote" ({QUOTE_FREE}), "intensity" (low, medium or high).'
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 8 words), ' + _CAUSE
 TASK_WITH_LABEL = (
     'the emotion. JSON: "scenario" (the event, under 8 words), "emotion" ({choices}), ' + _CAUSE
@@ -66,7 +71,7 @@ def classifier_label(cue: TextEmotionCue | None, config: AgentsConfig) -> EDEmot
     if cue is None or not cue.top or config.emotion_label == "llm":
         return None
     top = cue.top[0]
-    if config.emotion_label == "auto" and top.score < config.classifier_min_confidence:
+    if config.emotion_label in ("auto", "fused") and top.score < config.classifier_min_confidence:
         return None
     try:
         return EDEmotion(top.label)
@@ -93,7 +98,17 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     config = runtime.context.config.agents
     cues = state.get("cues", {})
     words = words_of_turn(state)
-    label = classifier_label(cues.get("text_emotion"), config)
+    text_cue = cues.get("text_emotion")
+    label = classifier_label(text_cue, config)
+    steps: list[StepRecord] = []
+    notes = []
+    if label is None and config.emotion_label == "fused" and text_cue is not None and text_cue.top:
+        if runtime.context.backbone.scorer is None:
+            notes.append(f"{runtime.context.backbone.name} cannot score choices, so the LLM named the emotion")
+        else:
+            label, fusion_record = fused_label(runtime.context.backbone, state, text_cue, config)
+            steps.append(fusion_record)
+            state = {**state, "steps": [*state.get("steps", []), fusion_record]}
     schema: type[CauseDraft] | type[LabelledCauseDraft]
     if label is not None:
         schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value)
@@ -101,6 +116,10 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         choices = llm_choices(cues.get("text_emotion"), config)
         schema = with_choices(LabelledCauseDraft, "emotion", choices) if choices else LabelledCauseDraft
         task = TASK_WITH_LABEL.format(choices=f"one of: {', '.join(choices)}" if choices else ANY_EMOTION)
+
+    if config.cause_quote == "clause" and (quotable := clauses(words)):
+        schema = with_choices(schema, "quote", quotable)
+        task = task.replace(QUOTE_FREE, QUOTE_CLAUSE)
 
     def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
         if find_quote(draft.quote, words) is None:
@@ -132,7 +151,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         arousal=_blend(arousal, voice_va[1]),
         event_scenario=draft.scenario.strip(),
         causes=[cause],
-        label_source="classifier" if label is not None else "llm",
+        label_source=_label_source(label, steps),
     )
     record = agent_record(
         "emotion_cause",
@@ -140,7 +159,14 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         output=analysis,
         messages=messages,
         answer=answer,
-        inputs={"classifier_label": label.value if label else None},
+        inputs={"label": label.value if label else None, "label_source": analysis.label_source},
         fallback=fallback,
+        notes=notes,
     )
-    return {"emotion": analysis, "steps": [record]}
+    return {"emotion": analysis, "steps": [*steps, record]}
+
+
+def _label_source(label: EDEmotion | None, fusion_steps: list[StepRecord]) -> str:
+    if label is None:
+        return "llm"
+    return "fused" if fusion_steps else "classifier"

@@ -37,3 +37,24 @@ def nearest_sentence(quote: str, source: str) -> str:
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", source) if s.strip()] or [source.strip()]
     wanted = {w.lower() for w in _WORD.findall(quote)}
     return max(sentences, key=lambda s: len(wanted & {w.lower() for w in _WORD.findall(s)}))
+
+
+_CLAUSE_BREAK = re.compile(r"(?<=[.!?;,:])\s+|\s+(?=(?:and|but|because|when|since|while)\b)", re.IGNORECASE)
+
+
+def clauses(source: str, max_words: int = 14) -> tuple[str, ...]:
+    """The clauses of ``source`` (split at punctuation and conjunctions), as quotable choices.
+
+    A clause longer than ``max_words`` is cut into pieces of at most that many words;
+    each clause keeps the user's exact characters, so any choice is a true quote.
+    """
+    pieces = []
+    for part in _CLAUSE_BREAK.split(source.strip()):
+        part = part.strip(" \t\n,;:")
+        words = list(_WORD.finditer(part))
+        for start in range(0, len(words), max_words):
+            chunk = words[start : start + max_words]
+            if chunk:
+                pieces.append(part[chunk[0].start() : chunk[-1].end()])
+    return tuple(dict.fromkeys(pieces))
+

@@ -109,7 +109,7 @@ def close_cut_json(raw: str, schema: type[T], *, words_ok: bool = False) -> T | 
         return None
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # per-turn choices (a message's clauses) must not grow it forever
 def with_choices(schema: type[T], field: str, choices: tuple[str, ...]) -> type[T]:
     """``schema`` with ``field`` constrained to ``choices`` (a subclass of the same name, so the
     decode-time constraint and the validation both know the shorter list)."""

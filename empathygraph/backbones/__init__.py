@@ -40,6 +40,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         chat_model=model,
         name=f"embedded:{config.model}",
         constraint="none" if config.structured_output == "none" else "response_format",
+        scorer=model.score_continuations,
     )
 
 

@@ -7,12 +7,13 @@ follows a JSON schema at decode time. Any ``BaseChatModel`` can be wrapped.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
@@ -35,7 +36,7 @@ def without_max_length(schema: Any) -> Any:
     return schema
 
 
-@functools.cache
+@functools.lru_cache(maxsize=512)
 def json_schema_format(schema: type[BaseModel], style: SchemaFormat = "json_schema") -> dict[str, Any]:
     """The ``response_format`` that constrains decoding to ``schema`` (cached: do not mutate it).
 
@@ -69,6 +70,17 @@ def usage_chunk(prompt_tokens: int, completion_tokens: int) -> ChatGenerationChu
     return ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage_metadata(prompt_tokens, completion_tokens)))
 
 
+@dataclass(frozen=True)
+class ContinuationScores:
+    """How likely the model finds each candidate start of its reply to a prompt."""
+
+    logprobs: list[float]
+    prompt_tokens: int  # tokens the model had to read (a cached prefix is free)
+
+
+ContinuationScorer = Callable[[list[BaseMessage], list[str]], ContinuationScores]
+
+
 @dataclass
 class Backbone:
     """A chat model and how to constrain it to a schema.
@@ -81,6 +93,8 @@ class Backbone:
             (OpenAI-compatible servers such as vLLM), or not at all.
         extra_body: sent with every request to an OpenAI-compatible server.
         schema_format: how a server spells the schema constraint.
+        scorer: scores candidate replies without generating (the embedded model has one);
+            None where the backbone cannot.
     """
 
     chat_model: BaseChatModel
@@ -88,6 +102,7 @@ class Backbone:
     constraint: ConstraintStyle = "response_format"
     extra_body: dict[str, Any] = field(default_factory=dict)
     schema_format: SchemaFormat = "json_schema"
+    scorer: ContinuationScorer | None = None
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:
         """The chat model bound so its answer follows ``schema`` (plain text when None)."""

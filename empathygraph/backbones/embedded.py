@@ -18,7 +18,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import PrivateAttr
 
-from empathygraph.backbones.base import token_chunk, usage_chunk, usage_metadata, without_max_length
+from empathygraph.backbones.base import (
+    ContinuationScores,
+    token_chunk,
+    usage_chunk,
+    usage_metadata,
+    without_max_length,
+)
 from empathygraph.errors import BackendError
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -85,6 +91,13 @@ class ChatLlamaCpp(BaseChatModel):
                 verbose=False,
             )
         return self._llama
+
+    def score_continuations(self, messages: list[BaseMessage], continuations: list[str]) -> ContinuationScores:
+        """Log-probability of each continuation as the start of the reply to ``messages``."""
+        llama = self.load()
+        with self._lock:
+            logprobs, read = llama.continuation_logprobs(_as_dicts(messages), continuations)
+        return ContinuationScores(logprobs=logprobs, prompt_tokens=read)
 
     def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -16,7 +16,7 @@ from typing import Any
 
 import llama_cpp
 import numpy as np
-from llama_cpp import Llama
+from llama_cpp import Llama, llama_chat_format
 from llama_cpp._internals import LlamaContext, LlamaSampler, LlamaTokenDataArray
 from llama_cpp.llama_grammar import LlamaGrammar
 
@@ -94,3 +94,52 @@ class GrammarFirstLlama(Llama):
         if grammar is None:
             return chain
         return GrammarFirstSampler(chain, self._model.vocab, grammar, self._n_vocab)
+
+    def continuation_logprobs(self, messages: list[dict[str, str]], continuations: list[str]) -> tuple[list[float], int]:
+        """Log-probability of each continuation as the start of the assistant's reply, and the tokens read.
+
+        The prompt's longest prefix already in the KV cache is reused; each continuation
+        is read in one batch after it and then dropped again. Nothing is decoded.
+        """
+        tokens = self._chat_prompt_tokens(messages)
+        reused = min(Llama.longest_token_prefix(self._input_ids.tolist(), tokens), len(tokens) - 1)
+        self.n_tokens = reused
+        self.eval(tokens[reused:])
+        first = _log_softmax(self._logits_at(-1))
+        read = len(tokens) - reused
+        scores = []
+        for text in continuations:
+            piece = self.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+            total = float(first[piece[0]])
+            if len(piece) > 1:
+                self._ctx.kv_cache_seq_rm(-1, len(tokens), -1)
+                self._batch.set_batch(batch=piece[:-1], n_past=len(tokens), logits_all=True)
+                self._ctx.decode(self._batch)
+                read += len(piece) - 1
+                total += sum(float(_log_softmax(self._logits_at(i))[token]) for i, token in enumerate(piece[1:]))
+            scores.append(total)
+        self._ctx.kv_cache_seq_rm(-1, len(tokens), -1)
+        self.n_tokens = len(tokens)
+        return scores, read
+
+    def _chat_prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens create_chat_completion would read for ``messages`` (the GGUF's chat template)."""
+        template = self.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ValueError("the model has no chat template to score choices with")
+        eos, bos = self.token_eos(), self.token_bos()
+        formatter = llama_chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=self._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=self._model.token_get_text(bos) if bos != -1 else "",
+        )
+        formatted = formatter(messages=messages)
+        return self.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True)
+
+    def _logits_at(self, index: int) -> np.ndarray:
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._ctx.ctx, index), shape=(self._n_vocab,))
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    top = float(logits.max())
+    return logits - (top + math.log(float(np.exp(logits - top).sum())))

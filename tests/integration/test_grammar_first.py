@@ -44,3 +44,14 @@ def test_refused_tokens_are_redrawn_within_the_grammar(model_path):
 def test_greedy_output_matches_the_stock_sampler(model_path):
     stock = complete(Llama(model_path=model_path, n_ctx=512, verbose=False))
     assert complete(GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)) == stock
+
+
+def test_scoring_continuations_ranks_and_leaves_the_cache_consistent(model_path):
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    before = complete(llm)
+    question = [{"role": "user", "content": "What is the capital of France? Answer with one word."}]
+    (paris, banana, multi), read = llm.continuation_logprobs(question, ["Paris", "banana", "Buenos Aires"])
+    assert paris > banana and paris > multi and multi < 0 and read > 10
+    # Asked again, the prompt is reused from the KV cache: only the last prompt token is read again.
+    assert llm.continuation_logprobs(question, ["Paris"]) == ([pytest.approx(paris, abs=1e-3)], 1)
+    assert complete(llm) == before  # generation after scoring sees a consistent cache

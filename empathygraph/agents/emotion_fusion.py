@@ -1,0 +1,77 @@
+"""Fuse the text classifier's ranking with the LLM's reading of the turn.
+
+The classifier ranks the 32 ED emotions from the words alone; the LLM reads the same
+context (conversation, words, cues) and the backbone scores how likely it would answer
+with each of the classifier's top k. The label maximises
+``log p_classifier + weight * log p_llm``: one prompt read, nothing decoded, and the
+choice stays among labels the classifier finds plausible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from pydantic import BaseModel
+
+from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.steps import agent_record
+from empathygraph.backbones.base import Backbone
+from empathygraph.config import AgentsConfig
+from empathygraph.schemas import EDEmotion, TextEmotionCue
+from empathygraph.state import MergState
+from empathygraph.trace.records import LLMAttempt, StepRecord, TokenUsage
+
+FUSION_TASK = "the feeling. Answer with one word from: {options}."
+_FLOOR = 1e-6  # a classifier score of 0 must not become -inf
+
+
+class Candidate(BaseModel):
+    """One label the fusion weighed."""
+
+    label: str
+    classifier: float
+    llm_logprob: float
+    score: float
+
+
+class FusedEmotion(BaseModel):
+    """The fusion's pick and every candidate it weighed, best first."""
+
+    emotion: EDEmotion
+    candidates: list[Candidate]
+
+
+def fuse(cue: TextEmotionCue, llm_logprobs: list[float], weight: float) -> list[Candidate]:
+    """The classifier's top labels ranked by ``log p_classifier + weight * log p_llm``, best first."""
+    candidates = [
+        Candidate(label=item.label, classifier=item.score, llm_logprob=round(logprob, 3),
+                  score=round(math.log(max(item.score, _FLOOR)) + weight * logprob, 3))
+        for item, logprob in zip(cue.top, llm_logprobs, strict=False)
+    ]
+    return sorted(candidates, key=lambda c: c.score, reverse=True)
+
+
+def fused_label(
+    backbone: Backbone, state: MergState, cue: TextEmotionCue, config: AgentsConfig
+) -> tuple[EDEmotion, StepRecord]:
+    """The fused emotion label and the trace record of the scoring call.
+
+    Raises:
+        ValueError: the backbone cannot score continuations (``backbone.scorer`` is None).
+    """
+    if backbone.scorer is None:
+        raise ValueError(f"backbone {backbone.name} cannot score choices")
+    started = time.perf_counter()
+    options = [item.label for item in cue.top[: config.fusion_top_k]]
+    messages = build_messages(state, FUSION_TASK.format(options=", ".join(options)), history_turns=config.history_turns)
+    scores = backbone.scorer(messages, options)
+    ranked = fuse(cue, scores.logprobs, config.fusion_llm_weight)
+    result = FusedEmotion(emotion=EDEmotion(ranked[0].label), candidates=ranked)
+    record = agent_record("emotion_fusion", started, output=result, messages=messages,
+                          inputs={"weight": config.fusion_llm_weight, "options": options})
+    # The chosen word stands as the model's answer, so later steps' prompts extend this one.
+    record.raw_output = result.emotion.value
+    record.tokens = TokenUsage(prompt=scores.prompt_tokens)
+    record.attempts = [LLMAttempt(raw=result.emotion.value, tokens=record.tokens, latency_s=record.latency_s)]
+    return result.emotion, record
