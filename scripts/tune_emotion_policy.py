@@ -62,12 +62,13 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=8)
     parser.add_argument("--named", type=int, default=0, help="low-confidence items the LLM also names (auto policy)")
     parser.add_argument("--named-threshold", type=float, default=0.25)
+    parser.add_argument("--config", type=Path, default=None, help="e.g. configs/fast.yaml (default: built-in)")
     args = parser.parse_args()
     ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
     samples = load_dataset("ed", ed_path).samples
     bench = {s.id for s in spread(samples, args.bench)}
     tune = spread([s for s in samples if s.id not in bench], args.tune)
-    config = load_config(None, ["perception.text_emotion_top_k=32"])
+    config = load_config(args.config, ["perception.text_emotion_top_k=32"])
     toolbox = HeldOutToolBox(config.perception, ed_path, bench | {s.id for s in tune})
     backbone = make_backbone(config.backbone)
     rows, seconds = [], []
@@ -82,7 +83,7 @@ def main() -> None:
         seconds.append(time.perf_counter() - started)
         rows.append({"gold": sample.emotion.value, "cue": cue, "llm": scores.logprobs, "state": state})
     classifier_hits = sum(r["cue"].top[0].label == r["gold"] for r in rows)
-    out: dict = {"tune_n": len(rows), "top_k": args.top_k, "classifier_acc": round(classifier_hits / len(rows), 4),
+    out: dict = {"backbone": backbone.name, "tune_n": len(rows), "top_k": args.top_k, "classifier_acc": round(classifier_hits / len(rows), 4),
                  "llm_alone_acc": round(sum(fuse(r["cue"], r["llm"], 1e6)[0].label == r["gold"] for r in rows)
                                         / len(rows), 4),
                  "scoring_seconds_median": round(sorted(seconds)[len(seconds) // 2], 3),
