@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable
 
@@ -58,6 +59,11 @@ def reasoning_tree(result: TurnResult) -> Tree:
                     f"intensity {e.intensity:.1f} · valence {e.valence:+.1f} · arousal {e.arousal:+.1f}")
     node.add(f"scenario: {e.event_scenario}")
     node.add("cause: " + "; ".join(f'"{c}"' for c in e.causes))
+    fusion = next((step for step in result.steps if step.step == "emotion_fusion"), None)
+    if fusion is not None:
+        node.add("weighed: " + ", ".join(
+            f"{c['label']} (classifier {c['classifier']:.2f}, LLM {math.exp(c['llm_logprob']):.2f})"
+            for c in fusion.output.get("candidates", [])[:3]))
     s = result.empathy
     node = tree.add(f"[cyan]strategy[/cyan]: {s.strategy.value}")
     node.add(f"goal: {s.goal}")

@@ -72,3 +72,16 @@ def test_backbone_that_cannot_score_lets_the_llm_name_the_emotion():
     assert result.emotion.label_source == "llm" and len(model.calls_for("LabelledCauseDraft")) == 1
     cause = next(s for s in result.steps if s.step == "emotion_cause")
     assert any("cannot score choices" in note for note in cause.notes)
+
+
+def test_reasoning_tree_shows_what_the_fusion_weighed():
+    from rich.console import Console
+
+    from empathygraph.display import reasoning_tree
+
+    result = fused_empathizer(scripted(), LabelScorer()).respond("My dog died yesterday.")
+    console = Console(record=True, width=200)
+    console.print(reasoning_tree(result))
+    text = console.export_text()
+    assert "lonely (sadness, fused)" in text
+    assert "weighed: lonely (classifier 0.15, LLM 0.70), sad (classifier 0.20, LLM 0.10)" in text
