@@ -85,6 +85,7 @@ def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, obj
         "llm_calls_per_turn": statistics.median(calls),
         "tokens_per_turn": statistics.median(tokens),
         "per_agent_seconds_median": {k: round(statistics.median(v), 3) for k, v in per_agent.items()},
+        "per_agent_turns": {k: len(v) for k, v in per_agent.items()},  # steps such as emotion_fusion run on some turns
     }
 
 
@@ -122,6 +123,7 @@ def main() -> None:
         "overhead_ms_median": round(statistics.median(overhead), 2),
         "peak_rss_mb": round(peak_rss_mb, 1),
         "per_agent_seconds_median": main_run["per_agent_seconds_median"],
+        "per_agent_turns": main_run["per_agent_turns"],
         "turn_seconds": main_run["turn_seconds"],
         "fast": fast_run,
         "turns_measured": len(texts),
