@@ -48,10 +48,10 @@ INSTANT_SCRIPT = {
 }
 
 
-def config(db: str, preset: str | None = None) -> Config:
+def config(db: str, preset: str | None = None, overrides: list[str] | None = None) -> Config:
     """The built-in defaults, or a preset from ``configs/``, with no media and a private session store."""
     path = Path(__file__).resolve().parents[1] / "configs" / f"{preset}.yaml" if preset else None
-    return load_config(path, [f"sessions.db={db}", "generators.speech=none", "generators.avatar=none"])
+    return load_config(path, [f"sessions.db={db}", "generators.speech=none", "generators.avatar=none", *(overrides or [])])
 
 
 def timed_turn(empathizer: Empathizer, text: str, session: str) -> tuple[float, TurnResult]:
@@ -93,6 +93,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=6, help="measured turns per model (>= 5)")
     parser.add_argument("--skip-fast", action="store_true")
+    parser.add_argument("--skip-default", action="store_true")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a setting of both measured models, e.g. agents.cause_quote=free")
     args = parser.parse_args()
     texts = (TURNS * 2)[: args.turns]
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,31 +105,35 @@ def main() -> None:
         scripted.respond(WARM_UP, session_id="warm")
         overhead = [scripted.respond(t, session_id=f"o{i}").seconds * 1000 for i, t in enumerate(texts * 5)]
 
-        default = Empathizer(config(db))
-        default.respond(WARM_UP, session_id="warm-default")
-        main_run = measure(default, texts, "default")
-        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        del default
+        main_run, peak_rss_mb = None, None
+        if not args.skip_default:
+            default = Empathizer(config(db, overrides=args.set))
+            default.respond(WARM_UP, session_id="warm-default")
+            main_run = measure(default, texts, "default")
+            peak_rss_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            del default
 
         fast_run = None
         if not args.skip_fast:
-            fast = Empathizer(config(db, "fast"))
+            fast = Empathizer(config(db, "fast", args.set))
             fast.respond(WARM_UP, session_id="warm-fast")
             fast_run = measure(fast, texts, "fast")
 
+    main = main_run or {}
     report = {
-        "turn_seconds_median": main_run["turn_seconds_median"],
+        "turn_seconds_median": main.get("turn_seconds_median"),
         "turn_seconds_median_fast": fast_run["turn_seconds_median"] if fast_run else None,
-        "reply_first_token_seconds": main_run["reply_first_token_seconds"],
-        "llm_calls_per_turn": main_run["llm_calls_per_turn"],
-        "tokens_per_turn": main_run["tokens_per_turn"],
+        "reply_first_token_seconds": main.get("reply_first_token_seconds"),
+        "llm_calls_per_turn": main.get("llm_calls_per_turn"),
+        "tokens_per_turn": main.get("tokens_per_turn"),
         "overhead_ms_median": round(statistics.median(overhead), 2),
-        "peak_rss_mb": round(peak_rss_mb, 1),
-        "per_agent_seconds_median": main_run["per_agent_seconds_median"],
-        "per_agent_turns": main_run["per_agent_turns"],
-        "turn_seconds": main_run["turn_seconds"],
+        "peak_rss_mb": peak_rss_mb,
+        "per_agent_seconds_median": main.get("per_agent_seconds_median"),
+        "per_agent_turns": main.get("per_agent_turns"),
+        "turn_seconds": main.get("turn_seconds"),
         "fast": fast_run,
         "turns_measured": len(texts),
+        "overrides": args.set,
         "model": "qwen2.5-coder-1.5b (Q4_K_M, llama.cpp)",
     }
     print(json.dumps(report, indent=2))

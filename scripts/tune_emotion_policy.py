@@ -19,7 +19,7 @@ import json
 import time
 from pathlib import Path
 
-from empathygraph.agents.emotion_cause import TASK_WITH_LABEL, ANY_EMOTION, LabelledCauseDraft
+from empathygraph.agents.emotion_cause import ANY_EMOTION, TASK_WITH_LABEL, LabelledCauseDraft
 from empathygraph.agents.emotion_fusion import FUSION_TASK, fuse
 from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.structured import ask

@@ -10,7 +10,6 @@ from empathygraph.backbones import wrap_chat_model
 from empathygraph.backbones.base import ContinuationScores
 from empathygraph.schemas import LabelScore, TextEmotionCue
 from empathygraph.tools.toolbox import ToolBox
-
 from tests.conftest import scripted, test_config
 
 UNSURE = TextEmotionCue(top=[LabelScore(label="sad", score=0.20), LabelScore(label="lonely", score=0.15),

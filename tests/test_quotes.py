@@ -33,9 +33,6 @@ def test_long_clause_is_cut_into_bounded_pieces():
 
 
 def test_clause_choice_constrains_the_quote_and_never_reasks():
-    from empathygraph.schemas import LabelScore, TextEmotionCue
-    from empathygraph.tools.toolbox import ToolBox
-
     from tests.conftest import make_empathizer, scripted, test_config
 
     model = scripted(LabelledCauseDraft={"scenario": "job loss", "emotion": "sad", "quote": "because I lost my job",

@@ -21,7 +21,7 @@ def find_quote(quote: str, source: str, min_ratio: float = 0.8) -> str | None:
     words = [t.group(0).lower() for t in tokens]
     best_ratio, best_span = 0.0, None
     for size in {len(wanted) - 1, len(wanted), len(wanted) + 1} - {0}:
-        for start in range(0, max(len(words) - size, 0) + 1):
+        for start in range(max(len(words) - size, 0) + 1):
             window = words[start : start + size]
             ratio = SequenceMatcher(a=wanted, b=window, autojunk=False).ratio()
             if ratio > best_ratio:
