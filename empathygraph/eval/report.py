@@ -71,6 +71,10 @@ def markdown(result: dict) -> str:
     ]
     lines += [f"| {title} | " + " | ".join(values) + " |" for title, values in headline_rows(systems)]
     lines += ["", "n per system: " + ", ".join(f"{k} {v['n']} ({v['errors']} errors)" for k, v in systems.items())]
+    failures = [(name, e) for name, v in systems.items() for e in v.get("error_examples", [])]
+    if failures:
+        lines += ["", "## Failed samples (counted as wrong; first 20 per system)", ""]
+        lines += [f"- {name} `{e['sample_id']}`: {e['error']}" for name, e in failures]
     if result["load"]["bad_examples"]:
         lines += ["", "## Skipped records (first 20)", ""] + [f"- {b}" for b in result["load"]["bad_examples"]]
     lines += ["", "## Configuration", "", "```yaml", yaml.safe_dump(result["config"], sort_keys=False).strip(), "```"]

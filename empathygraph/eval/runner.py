@@ -105,7 +105,9 @@ def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expre
         expression_reader: the face reader (``ToolBox.see``) for plan/face consistency of rendered media.
     """
     pairs = list(zip(samples, predictions))
-    result: dict = {"n": len(pairs), "errors": sum(p.error is not None for _, p in pairs)}
+    failed = [p for _, p in pairs if p.error is not None]
+    result: dict = {"n": len(pairs), "errors": len(failed),
+                    "error_examples": [{"sample_id": p.sample_id, "error": p.error} for p in failed[:20]]}
     emo = [(s, p) for s, p in pairs if s.emotion is not None]
     if emo:
         result["emotion"] = metrics.classification(

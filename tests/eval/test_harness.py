@@ -79,6 +79,17 @@ def test_failed_samples_are_counted_not_cached(tmp_path):
     assert prediction.error and not cache.done
 
 
+def test_report_names_each_failed_sample_and_why(tmp_path, shared_dir):
+    harness = Harness(test_config(), backbone=wrap_chat_model(scripted(OnePass={"emotion": "not-an-emotion"})))
+    out = tmp_path / "out"
+    result = evaluate(harness, "ed", shared_dir / "data" / "empathetic_dialogues" / "ed_valid.jsonl", out, limit=2,
+                      systems=["single_prompt"])
+    failed = result["systems"]["single_prompt"]["error_examples"]
+    assert len(failed) == 2 and all("not-an-emotion" in f["error"] or "emotion" in f["error"] for f in failed)
+    report = (out / "report.md").read_text()
+    assert "## Failed samples" in report and f"single_prompt `{failed[0]['sample_id']}`" in report
+
+
 def test_evaluate_writes_metrics_report_and_plots(tmp_path, shared_dir):
     config = test_config(perception={"text_emotion": True})
     harness = Harness(config, backbone=wrap_chat_model(scripted(OnePass=ONE_PASS)),
