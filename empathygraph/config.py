@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from empathygraph.errors import ConfigError
 from empathygraph.generators.config import GeneratorsConfig
@@ -83,7 +83,10 @@ class AgentsConfig(Section):
         "else as auto), auto: the LLM names the emotion; classifier: always the classifier; llm: always the LLM",
     )
     classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
-    fusion_top_k: int = Field(default=8, ge=2, le=32, description="classifier labels the fusion weighs")
+    fusion_top_k: int = Field(
+        default=3, ge=2, le=32,
+        description="classifier labels the fusion weighs (at most perception.text_emotion_top_k, which it is given)",
+    )
     fusion_llm_weight: float = Field(
         default=0.3, ge=0.0, description="weight of the LLM's log-likelihood (scripts/tune_emotion_policy.py)"
     )
@@ -136,6 +139,15 @@ class Config(Section):
     profile: AvatarProfile = Field(default_factory=AvatarProfile, description="the listener avatar by default")
     perception: PerceptionConfig = Field(default_factory=PerceptionConfig)
     generators: GeneratorsConfig = Field(default_factory=GeneratorsConfig)
+
+    @model_validator(mode="after")
+    def _fusion_sees_enough_labels(self) -> Config:
+        if self.agents.emotion_label == "fused" and self.agents.fusion_top_k > self.perception.text_emotion_top_k:
+            raise ValueError(
+                f"agents.fusion_top_k ({self.agents.fusion_top_k}) exceeds perception.text_emotion_top_k "
+                f"({self.perception.text_emotion_top_k}): the classifier passes on only that many labels"
+            )
+        return self
 
     def session_db(self) -> str:
         """The checkpointer's SQLite path, or ':memory:'."""
@@ -217,6 +229,8 @@ def describe_validation_error(exc: ValidationError, source: str, what: str = "co
         key = ".".join(str(p) for p in err["loc"])
         if err["type"] == "extra_forbidden":
             parts.append(f"unknown {what} '{key}'")
+        elif not key:  # a rule across keys: its message names them
+            parts.append(str(err["msg"]).removeprefix("Value error, "))
         else:
             parts.append(f"'{key}': {err['msg']}")
     return f"{source}: " + "; ".join(parts)

@@ -59,7 +59,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--bench", type=int, default=120, help="the quality benchmark's ED slice (excluded)")
     parser.add_argument("--tune", type=int, default=225, help="tuning conversations")
-    parser.add_argument("--top-k", type=int, default=8)
+    parser.add_argument("--top-k", type=int, default=3)
     parser.add_argument("--named", type=int, default=0, help="low-confidence items the LLM also names (auto policy)")
     parser.add_argument("--named-threshold", type=float, default=0.25)
     parser.add_argument("--config", type=Path, default=None, help="e.g. configs/fast.yaml (default: built-in)")

@@ -84,3 +84,12 @@ def test_reasoning_tree_shows_what_the_fusion_weighed():
     text = console.export_text()
     assert "lonely (sadness, fused)" in text
     assert "weighed: lonely (classifier 0.15, LLM 0.70), sad (classifier 0.20, LLM 0.10)" in text
+
+
+def test_fusion_cannot_ask_for_more_labels_than_the_classifier_passes_on():
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="fusion_top_k"):
+        test_config(agents={"emotion_label": "fused", "fusion_top_k": 8})
+    test_config(agents={"emotion_label": "fused", "fusion_top_k": 8}, perception={"text_emotion_top_k": 8})
