@@ -19,7 +19,7 @@ import json
 import time
 from pathlib import Path
 
-from empathygraph.agents.emotion_cause import ANY_EMOTION, TASK_WITH_LABEL, LabelledCauseDraft
+from empathygraph.agents.emotion_cause import ANY_EMOTION, QUOTE_FREE, TASK_WITH_LABEL, LabelledCauseDraft
 from empathygraph.agents.emotion_fusion import FUSION_TASK, fuse
 from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.structured import ask
@@ -28,14 +28,13 @@ from empathygraph.config import load_config
 from empathygraph.eval.harness import spread
 from empathygraph.eval.heldout import HeldOutToolBox
 from empathygraph.eval.loaders import load_dataset
-from empathygraph.schemas import TextEmotionCue
 from empathygraph.state import TurnInput
 
 THRESHOLDS = (0.25, 0.35, 0.5, 1.01)
 WEIGHTS = (0.3, 0.5, 1.0, 1.5, 3.0)
 
 
-def grid(rows: list[dict], top_k: int) -> list[dict]:
+def grid(rows: list[dict]) -> list[dict]:
     """Accuracy, wins and losses of fusion for every threshold and weight."""
     results = []
     for threshold in THRESHOLDS:
@@ -44,8 +43,8 @@ def grid(rows: list[dict], top_k: int) -> list[dict]:
             for row in rows:
                 cue, gold, first = row["cue"], row["gold"], row["cue"].top[0].label
                 label = first
-                if cue.top[0].score < threshold:
-                    label = fuse(TextEmotionCue(top=cue.top[:top_k], model=cue.model), row["llm"], weight)[0].label
+                if cue.top[0].score < threshold:  # fuse() weighs as many labels as the LLM scored
+                    label = fuse(cue, row["llm"], weight)[0].label
                 right += label == gold
                 wins += label != first and label == gold
                 losses += label != first and first == gold
@@ -87,12 +86,12 @@ def main() -> None:
                  "llm_alone_acc": round(sum(fuse(r["cue"], r["llm"], 1e6)[0].label == r["gold"] for r in rows)
                                         / len(rows), 4),
                  "scoring_seconds_median": round(sorted(seconds)[len(seconds) // 2], 3),
-                 "fusion": grid(rows, args.top_k)}
+                 "fusion": grid(rows)}
     low = [r for r in rows if r["cue"].top[0].score < args.named_threshold][: args.named]
     if low:
         named = classifier = 0
         for row in low:
-            task = TASK_WITH_LABEL.format(choices=ANY_EMOTION)
+            task = TASK_WITH_LABEL.format(choices=ANY_EMOTION, quote=QUOTE_FREE)
             messages = build_messages(row["state"], task, history_turns=config.agents.history_turns)
             answer = ask(backbone, messages, LabelledCauseDraft, repair_attempts=1, max_tokens=96)
             draft = answer.parsed or answer.unchecked

@@ -38,7 +38,7 @@ from empathygraph.trace.records import StepRecord
 # "quote", not "cause": asked for a "cause", a small model names a feeling instead of quoting.
 QUOTE_FREE = "copy 3 to 8 words of their message that say why"
 QUOTE_CLAUSE = "the part of their message that says why"
-_CAUSE = f'"quote" ({QUOTE_FREE}), "intensity" (low, medium or high).'
+_CAUSE = '"quote" ({quote}), "intensity" (low, medium or high).'
 TASK_GIVEN_LABEL = 'the cause. They seem to feel {label}. JSON: "scenario" (the event, under 8 words), ' + _CAUSE
 TASK_WITH_LABEL = (
     'the emotion. JSON: "scenario" (the event, under 8 words), "emotion" ({choices}), ' + _CAUSE
@@ -100,6 +100,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     words = words_of_turn(state)
     text_cue = cues.get("text_emotion")
     label = classifier_label(text_cue, config)
+    label_source = "classifier" if label is not None else "llm"
     steps: list[StepRecord] = []
     notes = []
     if label is None and config.emotion_label == "fused" and text_cue is not None and text_cue.top:
@@ -107,19 +108,20 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             notes.append(f"{runtime.context.backbone.name} cannot score choices, so the LLM named the emotion")
         else:
             label, fusion_record = fused_label(runtime.context.backbone, state, text_cue, config)
+            label_source = "fused"
             steps.append(fusion_record)
             state = {**state, "steps": [*state.get("steps", []), fusion_record]}
+    quotable = clauses(words) if config.cause_quote == "clause" else ()
+    quote = QUOTE_CLAUSE if quotable else QUOTE_FREE
     schema: type[CauseDraft] | type[LabelledCauseDraft]
     if label is not None:
-        schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value)
+        schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value, quote=quote)
     else:
-        choices = llm_choices(cues.get("text_emotion"), config)
+        choices = llm_choices(text_cue, config)
         schema = with_choices(LabelledCauseDraft, "emotion", choices) if choices else LabelledCauseDraft
-        task = TASK_WITH_LABEL.format(choices=f"one of: {', '.join(choices)}" if choices else ANY_EMOTION)
-
-    if config.cause_quote == "clause" and (quotable := clauses(words)):
+        task = TASK_WITH_LABEL.format(choices=f"one of: {', '.join(choices)}" if choices else ANY_EMOTION, quote=quote)
+    if quotable:
         schema = with_choices(schema, "quote", quotable)
-        task = task.replace(QUOTE_FREE, QUOTE_CLAUSE)
 
     def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
         if find_quote(draft.quote, words) is None:
@@ -151,7 +153,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         arousal=_blend(arousal, voice_va[1]),
         event_scenario=draft.scenario.strip(),
         causes=[cause],
-        label_source=_label_source(label, steps),
+        label_source=label_source,
     )
     record = agent_record(
         "emotion_cause",
@@ -164,9 +166,3 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         notes=notes,
     )
     return {"emotion": analysis, "steps": [*steps, record]}
-
-
-def _label_source(label: EDEmotion | None, fusion_steps: list[StepRecord]) -> str:
-    if label is None:
-        return "llm"
-    return "fused" if fusion_steps else "classifier"

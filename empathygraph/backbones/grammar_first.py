@@ -11,6 +11,7 @@ still follow the grammar exactly.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from typing import Any
 
@@ -122,18 +123,22 @@ class GrammarFirstLlama(Llama):
         self.n_tokens = len(tokens)
         return scores, read
 
-    def _chat_prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
-        """The tokens create_chat_completion would read for ``messages`` (the GGUF's chat template)."""
+    @functools.cached_property
+    def _chat_formatter(self) -> llama_chat_format.Jinja2ChatFormatter:
+        """The GGUF's chat template, compiled once (create_chat_completion formats with the same)."""
         template = self.metadata.get("tokenizer.chat_template")
         if not template:
             raise ValueError("the model has no chat template to score choices with")
         eos, bos = self.token_eos(), self.token_bos()
-        formatter = llama_chat_format.Jinja2ChatFormatter(
+        return llama_chat_format.Jinja2ChatFormatter(
             template=template,
             eos_token=self._model.token_get_text(eos) if eos != -1 else "",
             bos_token=self._model.token_get_text(bos) if bos != -1 else "",
         )
-        formatted = formatter(messages=messages)
+
+    def _chat_prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The tokens create_chat_completion would read for ``messages``."""
+        formatted = self._chat_formatter(messages=messages)
         return self.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True)
 
     def _logits_at(self, index: int) -> np.ndarray:
