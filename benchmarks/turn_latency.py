@@ -44,6 +44,7 @@ INSTANT_SCRIPT = {
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
+    "QuestionDraft": {"question": "What happened?"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
 

@@ -51,6 +51,10 @@ class BackboneConfig(Section):
     )
     n_ctx: int = Field(default=4096, ge=512)
     n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
+    draft_tokens: int = Field(
+        default=3, ge=0, le=8,
+        description="embedded: tokens drafted by prompt lookup and checked in one batch (0: off); the output is unchanged",
+    )
     timeout_s: float = Field(default=120.0, gt=0)
     connect_timeout_s: float = Field(default=10.0, gt=0)
     thinking: bool | None = Field(

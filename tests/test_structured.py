@@ -147,3 +147,26 @@ def test_a_re_ask_after_a_cut_off_answer_gets_twice_the_first_budget():
     make_empathizer(model).respond("My dog died.")
     first, second = model.calls_for("StrategyDraft")
     assert second.options.get("max_tokens") == 2 * first.options["max_tokens"]
+
+
+def test_a_trimmed_question_reply_keeps_its_question():
+    from empathygraph.agents.response import trim_to_sentences
+
+    reply = "I hear you. That must hurt a lot after all that work. Let's look at it together. What stung most? And why?"
+    assert trim_to_sentences(reply, 16) == "I hear you. That must hurt a lot after all that work."
+    assert trim_to_sentences(reply, 16, keep_question=True) == (
+        "I hear you. That must hurt a lot after all that work. What stung most?")
+    assert trim_to_sentences(reply, 10, keep_question=True) == "I hear you. What stung most?"
+    assert trim_to_sentences("What stung most about it all?", 3, keep_question=True) == "What stung most about it all?"
+
+
+def test_a_question_reply_that_asks_nothing_gets_a_question_not_a_rewrite():
+    model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
+                     ResponseDraft={"reply": "I'm so sorry. You should adopt another dog soon."},
+                     QuestionDraft={"question": "What was he like"})
+    result = make_empathizer(model).respond("My dog died.")
+    assert result.plan.text == "I'm so sorry. You should adopt another dog soon. What was he like?"
+    assert len(model.calls_for("ResponseDraft")) == 1  # reflection had nothing to send back
+    assert "Step: the question" in model.calls_for("QuestionDraft")[0].prompt
+    step = next(s for s in result.steps if s.step == "response")
+    assert len(step.attempts) == 2 and "added the question" in step.fallback

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -21,6 +22,7 @@ from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import AvatarProfile, ResponsePlan, Strategy
 from empathygraph.state import MergState
+from empathygraph.trace.records import TokenUsage
 
 TASK = (
     "the reply. Speak to them as a warm {age} {gender} listener. {how} Name what they told you; "
@@ -39,6 +41,10 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
 REVISE = " Improve your last reply, in one or two sentences under 20 words: {advice}"
+# Asked when the strategy is Question and the reply asks nothing: the small model often
+# writes advice instead, and a full rewrite (~4.5 s) was seen to return the same reply.
+QUESTION_TASK = 'the question. Ask them one short, open question about what they told you, under 12 words. JSON: {"question": "..."}'
+QUESTION_MAX_TOKENS = 24
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
 # cut here keeps its complete sentences (see ``close_cut_json``).
 MAX_TOKENS = 52
@@ -50,19 +56,42 @@ class ResponseDraft(BaseModel):
     reply: str = Field(min_length=1, max_length=1200)
 
 
+class QuestionDraft(BaseModel):
+    """LLM output when a Question reply lacks its question."""
+
+    question: str = Field(min_length=2, max_length=300)
+
+
 def word_count(text: str) -> int:
     return len(text.split())
 
 
-def trim_to_sentences(text: str, max_words: int) -> str:
-    """The leading whole sentences of ``text`` within ``max_words`` (at least the first sentence)."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True) -> list[str]:
     kept: list[str] = []
     for sentence in sentences:
-        if kept and word_count(" ".join([*kept, sentence])) > max_words:
+        if (kept or not at_least_one) and word_count(" ".join([*kept, sentence])) > max_words:
             break
         kept.append(sentence)
-    return " ".join(kept)
+    return kept
+
+
+def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False) -> str:
+    """The leading whole sentences of ``text`` within ``max_words`` (at least the first sentence).
+
+    With ``keep_question`` the first question stays: the sentences before it fill what it leaves of the limit.
+    """
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    question = next((i for i, s in enumerate(sentences) if s.endswith("?")), None) if keep_question else None
+    if question is None:
+        return " ".join(_leading(sentences, max_words))
+    lead = _leading(sentences[:question], max_words - word_count(sentences[question]), at_least_one=False)
+    return " ".join([*lead, sentences[question]])
+
+
+def as_question(text: str) -> str:
+    """``text`` ending in a question mark."""
+    text = text.strip()
+    return text if text.endswith("?") else text.rstrip(".!,;: ") + "?"
 
 
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -87,12 +116,22 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     notes = []
     if answer.salvaged:
         notes.append(f"reply JSON was cut off ({answer.attempts[-1].error}); its complete sentences are used")
+    asks = strategy is Strategy.QUESTION
     # Too long is mended by rule (whole sentences up to the limit): a re-ask costs a full
     # generation and small models overshoot word limits again.
     if word_count(reply) > config.reply_max_words:
-        trimmed = trim_to_sentences(reply, config.reply_max_words)
+        trimmed = trim_to_sentences(reply, config.reply_max_words, keep_question=asks)
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
+    attempts = list(answer.attempts)
+    if asks and "?" not in reply:
+        question = ask(runtime.context.backbone, [*messages, AIMessage(content=answer.raw), HumanMessage(content=f"Step: {QUESTION_TASK}")],
+                       QuestionDraft, repair_attempts=config.repair_attempts, max_tokens=QUESTION_MAX_TOKENS)
+        attempts += question.attempts
+        if question.parsed is not None:
+            asked = as_question(question.parsed.question)
+            reply = f"{trim_to_sentences(reply, max(config.reply_max_words - word_count(asked), 1))} {asked}"
+            notes.append(f'the reply asked nothing although the strategy is Question; added the question "{asked}"')
     emotion = state["emotion"]
     plan = ResponsePlan(
         text=reply,
@@ -110,4 +149,6 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising},
     )
+    record.attempts = attempts
+    record.tokens = TokenUsage.sum(attempt.tokens for attempt in attempts)
     return {"response": plan, "steps": [record]}

@@ -31,6 +31,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         model_path=str(path),
         n_ctx=config.n_ctx,
         n_threads=config.n_threads,
+        draft_tokens=config.draft_tokens,
         temperature=config.temperature,
         max_tokens=config.max_tokens,
         seed=config.seed,

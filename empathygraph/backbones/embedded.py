@@ -50,6 +50,7 @@ class ChatLlamaCpp(BaseChatModel):
         model_path: the GGUF file.
         n_ctx: context window in tokens.
         n_threads: CPU threads; None uses every core.
+        draft_tokens: tokens drafted by prompt lookup and checked in one batch (0: plain decoding).
         temperature, max_tokens, seed, repeat_penalty: sampling settings.
         use_mmap: map the GGUF file instead of reading it. Off: llama.cpp repacks the
             weights for the CPU anyway, and a mapping keeps the file's pages resident
@@ -59,6 +60,7 @@ class ChatLlamaCpp(BaseChatModel):
     model_path: str
     n_ctx: int = 4096
     n_threads: int | None = None
+    draft_tokens: int = 0
     temperature: float = 0.2
     max_tokens: int = 200
     seed: int = 0
@@ -79,7 +81,7 @@ class ChatLlamaCpp(BaseChatModel):
         """Load the model now (else on first use)."""
         if self._llama is None:
             try:
-                from empathygraph.backbones.grammar_first import GrammarFirstLlama
+                from empathygraph.backbones.grammar_first import GrammarFirstLlama, PromptLookupDraft
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise BackendError(f"llama-cpp-python is not installed ({exc})") from None
             self._llama = GrammarFirstLlama(
@@ -89,6 +91,7 @@ class ChatLlamaCpp(BaseChatModel):
                 seed=self.seed,
                 use_mmap=self.use_mmap,
                 verbose=False,
+                draft=PromptLookupDraft(tokens=self.draft_tokens) if self.draft_tokens else None,
             )
         return self._llama
 
