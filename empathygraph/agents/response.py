@@ -124,7 +124,8 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
     attempts = list(answer.attempts)
-    if asks and "?" not in reply:
+    # This mends what reflection would send back; with no reflection rounds (the fast preset) it is skipped too.
+    if asks and "?" not in reply and config.reflection_rounds > 0:
         question = ask(runtime.context.backbone, [*messages, AIMessage(content=answer.raw), HumanMessage(content=f"Step: {QUESTION_TASK}")],
                        QuestionDraft, repair_attempts=config.repair_attempts, max_tokens=QUESTION_MAX_TOKENS)
         attempts += question.attempts
