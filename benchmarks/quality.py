@@ -36,15 +36,19 @@ def main() -> None:
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("runs/quality"))
+    parser.add_argument("--emotion-examples", default="ed",
+                        help="labelled messages the graph's emotion fusion shows the LLM: 'ed' (the shared ED valid "
+                        "file; on ED the evaluated conversations are left out, as from the classifier's head), "
+                        "an ED-format file, or 'none'")
     parser.add_argument("--only-cached", action="store_true",
                         help="predict nothing; score the samples every system already finished (interrupted run)")
     args = parser.parse_args()
     if not args.data.is_dir():
         sys.exit(f"shared data not found at {args.data}")
-    config = load_config(args.config)
     systems = [s for s in args.systems.split(",") if s]
-
     ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
+    bank = {"none": None, "ed": ed_path}.get(args.emotion_examples, Path(args.emotion_examples))
+    config = load_config(args.config, [f"perception.emotion_examples={bank}"] if bank else [])
     ed_ids = [s.id for s in spread(load_dataset("ed", ed_path).samples, args.ed_limit)]
     ed_harness = Harness(config, toolbox=HeldOutToolBox(config.perception, ed_path, ed_ids))
     ed = evaluate(ed_harness, "ed", ed_path, args.out / "ed", systems=systems, limit=args.ed_limit, media=False,
@@ -54,7 +58,7 @@ def main() -> None:
                       systems=systems, limit=args.esconv_limit, media=False, only_cached=args.only_cached)
 
     report: dict = {"slices": {"ed_conversations": ed["slice"]["n"], "esconv_supporter_turns": esconv["slice"]["n"]},
-                    "backbone": ed["backbone"], "commit": ed["commit"]}
+                    "backbone": ed["backbone"], "commit": ed["commit"], "emotion_examples": str(bank) if bank else None}
     for name in systems:
         ed_n = ed["systems"][name]["n"]
         es_n = esconv["systems"][name]["n"]

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from empathygraph.agents.emotion_cause import ANY_EMOTION, QUOTE_FREE, TASK_WITH_LABEL, LabelledCauseDraft
-from empathygraph.agents.emotion_fusion import FUSION_TASK, fuse
+from empathygraph.agents.emotion_fusion import fuse, fusion_task
 from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.structured import ask
 from empathygraph.backbones import make_backbone
@@ -62,12 +62,15 @@ def main() -> None:
     parser.add_argument("--named", type=int, default=0, help="low-confidence items the LLM also names (auto policy)")
     parser.add_argument("--named-threshold", type=float, default=0.25)
     parser.add_argument("--config", type=Path, default=None, help="e.g. configs/fast.yaml (default: built-in)")
+    parser.add_argument("--examples", action="store_true",
+                        help="show the LLM the labelled ED messages most like each one (tune and bench items left out)")
     args = parser.parse_args()
     ed_path = args.data / "empathetic_dialogues" / "ed_valid.jsonl"
     samples = load_dataset("ed", ed_path).samples
     bench = {s.id for s in spread(samples, args.bench)}
     tune = spread([s for s in samples if s.id not in bench], args.tune)
-    config = load_config(args.config, ["perception.text_emotion_top_k=32"])
+    bank = [f"perception.emotion_examples={ed_path}"] if args.examples else []
+    config = load_config(args.config, ["perception.text_emotion_top_k=32", *bank])
     toolbox = HeldOutToolBox(config.perception, ed_path, bench | {s.id for s in tune})
     backbone = make_backbone(config.backbone)
     rows, seconds = [], []
@@ -75,7 +78,7 @@ def main() -> None:
         cue = toolbox.text_emotion(sample.text)
         state = {"turn": TurnInput(text=sample.text), "cues": {"text_emotion": cue}}
         options = [item.label for item in cue.top[: args.top_k]]
-        messages = build_messages(state, FUSION_TASK.format(options=", ".join(options)),
+        messages = build_messages(state, fusion_task(options, toolbox.emotion_examples(sample.text)),
                                   history_turns=config.agents.history_turns)
         started = time.perf_counter()
         scores = backbone.scorer(messages, options)

@@ -93,3 +93,23 @@ def test_fusion_cannot_ask_for_more_labels_than_the_classifier_passes_on():
     with pytest.raises(ValidationError, match="fusion_top_k"):
         test_config(agents={"emotion_label": "fused", "fusion_top_k": 8})
     test_config(agents={"emotion_label": "fused", "fusion_top_k": 8}, perception={"text_emotion_top_k": 8})
+
+
+def test_fusion_shows_the_labelled_messages_most_like_theirs():
+    from empathygraph.tools.emotion_examples import LabelledExample
+
+    class WithExamples(UnsureWords):
+        def emotion_examples(self, text: str) -> list[LabelledExample]:
+            return [LabelledExample("Nobody called me all week.", "lonely"), LabelledExample("x" * 400, "sad")]
+
+    model, scorer = scripted(), LabelScorer()
+    config = test_config(agents={"emotion_label": "fused"}, perception={"text_emotion": True})
+    backbone = wrap_chat_model(model)
+    backbone.scorer = scorer
+    result = Empathizer(config, backbone=backbone, toolbox=WithExamples(config.perception)).respond("I'm alone.")
+    (messages, _), = scorer.calls
+    task = str(messages[-1].content)
+    assert '- "Nobody called me all week.": lonely' in task and f'- "{"x" * 160}": sad' in task
+    assert task.index("lonely") < task.index("one word from")
+    fusion = next(s for s in result.steps if s.step == "emotion_fusion")
+    assert fusion.input["examples"][0] == ["Nobody called me all week.", "lonely"]

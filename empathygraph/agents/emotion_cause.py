@@ -107,7 +107,8 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         if runtime.context.backbone.scorer is None:
             notes.append(f"{runtime.context.backbone.name} cannot score choices, so the LLM named the emotion")
         else:
-            label, fusion_record = fused_label(runtime.context.backbone, state, text_cue, config)
+            examples = runtime.context.toolbox.emotion_examples(words)
+            label, fusion_record = fused_label(runtime.context.backbone, state, text_cue, config, examples)
             label_source = "fused"
             steps.append(fusion_record)
             state = {**state, "steps": [*state.get("steps", []), fusion_record]}

@@ -4,7 +4,10 @@ The classifier ranks the 32 ED emotions from the words alone; the LLM reads the 
 context (conversation, words, cues) and the backbone scores how likely it would answer
 with each of the classifier's top k. The label maximises
 ``log p_classifier + weight * log p_llm``: one prompt read, nothing decoded, and the
-choice stays among labels the classifier finds plausible.
+choice stays among labels the classifier finds plausible. With an example bank
+(``perception.emotion_examples``) the task first shows the labelled messages most like
+theirs: measured on 59 unsure held-out ED messages, the LLM picked right 15 times with
+examples and 11 without (the classifier: 12).
 """
 
 from __future__ import annotations
@@ -20,9 +23,22 @@ from empathygraph.backbones.base import Backbone
 from empathygraph.config import AgentsConfig
 from empathygraph.schemas import EDEmotion, TextEmotionCue
 from empathygraph.state import MergState
+from empathygraph.tools.emotion_examples import LabelledExample
 from empathygraph.trace.records import LLMAttempt, StepRecord, TokenUsage
 
 FUSION_TASK = "the feeling. Answer with one word from: {options}."
+FUSION_TASK_WITH_EXAMPLES = (
+    "the feeling. Messages like theirs, and the feeling each showed:\n{examples}\nAnswer with one word from: {options}."
+)
+EXAMPLE_CHARS = 160  # each example is cut to this many characters
+
+
+def fusion_task(options: list[str], examples: list[LabelledExample]) -> str:
+    """The scoring task: the candidate labels, after the labelled examples if there are any."""
+    if not examples:
+        return FUSION_TASK.format(options=", ".join(options))
+    lines = "\n".join(f'- "{example.text[:EXAMPLE_CHARS]}": {example.label}' for example in examples)
+    return FUSION_TASK_WITH_EXAMPLES.format(examples=lines, options=", ".join(options))
 _FLOOR = 1e-6  # a classifier score of 0 must not become -inf
 
 
@@ -53,9 +69,10 @@ def fuse(cue: TextEmotionCue, llm_logprobs: list[float], weight: float) -> list[
 
 
 def fused_label(
-    backbone: Backbone, state: MergState, cue: TextEmotionCue, config: AgentsConfig
+    backbone: Backbone, state: MergState, cue: TextEmotionCue, config: AgentsConfig,
+    examples: list[LabelledExample] | None = None,
 ) -> tuple[EDEmotion, StepRecord]:
-    """The fused emotion label and the trace record of the scoring call.
+    """The fused emotion label and the trace record of the scoring call (``examples``: shown before the task).
 
     Raises:
         ValueError: the backbone cannot score continuations (``backbone.scorer`` is None).
@@ -64,12 +81,13 @@ def fused_label(
         raise ValueError(f"backbone {backbone.name} cannot score choices")
     started = time.perf_counter()
     options = [item.label for item in cue.top[: config.fusion_top_k]]
-    messages = build_messages(state, FUSION_TASK.format(options=", ".join(options)), history_turns=config.history_turns)
+    messages = build_messages(state, fusion_task(options, examples or []), history_turns=config.history_turns)
     scores = backbone.scorer(messages, options)
     ranked = fuse(cue, scores.logprobs, config.fusion_llm_weight)
     result = FusedEmotion(emotion=EDEmotion(ranked[0].label), candidates=ranked)
     record = agent_record("emotion_fusion", started, output=result, messages=messages,
-                          inputs={"weight": config.fusion_llm_weight, "options": options})
+                          inputs={"weight": config.fusion_llm_weight, "options": options,
+                                  "examples": [[example.text, example.label] for example in examples or []]})
     # The chosen word stands as the model's answer, so later steps' prompts extend this one.
     record.raw_output = result.emotion.value
     record.tokens = TokenUsage(prompt=scores.prompt_tokens)

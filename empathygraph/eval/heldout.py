@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.eval.jsonfile import iter_jsonl
 from empathygraph.schemas import EDEmotion
 from empathygraph.tools.config import PerceptionConfig
+from empathygraph.tools.emotion_examples import ExampleBank, ed_labelled_texts
 from empathygraph.tools.text_emotion import (
     HEAD_PATH,
     SentenceEncoder,
@@ -31,25 +31,9 @@ from empathygraph.tools.text_emotion import (
 from empathygraph.tools.toolbox import ToolBox
 
 
-def ed_training_texts(ed_path: Path) -> tuple[list[str], list[str], list[str]]:
-    """(texts, labels, conversation ids): situation and speaker turns of every ED conversation."""
-    texts, labels, groups = [], [], []
-    valid = {e.value for e in EDEmotion}
-    for _, record, error in iter_jsonl(ed_path):
-        if error or not isinstance(record, dict) or record.get("emotion") not in valid:
-            continue
-        turns = [t.get("text", "") for t in record.get("dialog", []) if t.get("speaker") == "speaker"]
-        for text in [record.get("situation", ""), *turns]:
-            if text.strip():
-                texts.append(text)
-                labels.append(record["emotion"])
-                groups.append(str(record.get("conv_id")))
-    return texts, labels, groups
-
-
 def fit_heldout_head(ed_path: Path, exclude: Collection[str], encoder: SentenceEncoder, c: float) -> SoftmaxHead:
     """Fit the head on ED minus the conversations in ``exclude`` (``encoder`` and ``c`` as the shipped head's)."""
-    texts, labels, groups = ed_training_texts(ed_path)
+    texts, labels, groups = ed_labelled_texts(ed_path)
     emb = cached_embeddings(encoder.name, texts, encoder)
     keep = np.array([g not in exclude for g in groups])
     names = sorted(e.value for e in EDEmotion)
@@ -68,7 +52,7 @@ class HeldOutClassifier(TextEmotionClassifier):
 
 
 class HeldOutToolBox(ToolBox):
-    """Perception tools whose text-emotion head excludes the evaluated ED conversations."""
+    """Perception tools whose text-emotion head and example bank exclude the evaluated ED conversations."""
 
     def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:
         super().__init__(config)
@@ -80,3 +64,8 @@ class HeldOutToolBox(ToolBox):
     @cached_property
     def _text_classifier(self) -> TextEmotionClassifier:
         return HeldOutClassifier(self._ed_path, self._exclude)
+
+    @cached_property
+    def _example_bank(self) -> ExampleBank | None:
+        path = self.config.emotion_examples
+        return ExampleBank.from_ed(path, self._text_classifier.encoder, self._exclude) if path else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, FilePath
 
 
 class PerceptionConfig(BaseModel):
@@ -15,6 +15,12 @@ class PerceptionConfig(BaseModel):
 
     text_emotion: bool = True
     text_emotion_top_k: int = Field(default=3, ge=1, le=32)
+    emotion_examples: FilePath | None = Field(
+        default=None,
+        description="an EmpatheticDialogues-format JSONL whose labelled messages the emotion fusion shows the LLM "
+        "(the most similar first); none: the LLM weighs the classifier's labels without examples",
+    )
+    emotion_example_count: int = Field(default=5, ge=1, le=20)
 
     # --- audio -----------------------------------------------------------------------------
     asr_backend: Literal["faster-whisper", "openai-whisper"] = "faster-whisper"

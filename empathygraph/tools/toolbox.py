@@ -20,6 +20,7 @@ from empathygraph.schemas import FaceCue, LabelScore, SafetyAssessment, TextEmot
 from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, prosody, safety, speech_emotion
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
+from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.text_emotion import HEAD_PATH, TextEmotionClassifier
@@ -41,6 +42,11 @@ class ToolBox:
     @cached_property
     def _text_classifier(self) -> TextEmotionClassifier:
         return TextEmotionClassifier()
+
+    @cached_property
+    def _example_bank(self) -> ExampleBank | None:
+        path = self.config.emotion_examples
+        return ExampleBank.from_ed(path, self._text_classifier.encoder) if path else None
 
     @cached_property
     def _recognizer(self) -> Recognizer:
@@ -91,6 +97,14 @@ class ToolBox:
             self.text_emotion_unavailable = str(exc)
             return None
         return TextEmotionCue(top=classifier.rank(text, self.config.text_emotion_top_k), model=classifier.name)
+
+    def emotion_examples(self, text: str) -> list[LabelledExample]:
+        """The labelled messages most like ``text`` (``emotion_examples``; empty when none is configured)."""
+        if self.config.emotion_examples is None or not text.strip():
+            return []
+        bank: ExampleBank = self._load("text", "_example_bank")
+        query = self._text_classifier.encoder.encode([text])[0]
+        return bank.nearest(query, self.config.emotion_example_count)
 
     def hear(self, audio: Path) -> VoiceCue:
         """Transcribe and describe the voice in ``audio``.

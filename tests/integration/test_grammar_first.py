@@ -55,3 +55,22 @@ def test_scoring_continuations_ranks_and_leaves_the_cache_consistent(model_path)
     # Asked again, the prompt is reused from the KV cache: only the last prompt token is read again.
     assert llm.continuation_logprobs(question, ["Paris"]) == ([pytest.approx(paris, abs=1e-3)], 1)
     assert complete(llm) == before  # generation after scoring sees a consistent cache
+
+
+def test_lookup_drafts_are_checked_and_cut_back_to_what_was_drawn(model_path):
+    from empathygraph.backbones.grammar_first import PromptLookupDraft
+
+    sentence = "the quick brown fox jumps over the lazy dog near the old river bank"
+    ask = [{"role": "user", "content": f'Copy this sentence exactly: "{sentence}". JSON: {{"copy": "..."}}'}]
+    schema = {"type": "object", "properties": {"copy": {"type": "string"}}, "required": ["copy"]}
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, draft=PromptLookupDraft(tokens=3))
+    batches: list[int] = []
+    plain_eval = llm.eval
+    llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
+    result = llm.create_chat_completion(messages=ask, max_tokens=40, temperature=0.0,
+                                        response_format={"type": "json_object", "schema": schema})
+    answer = json.loads(result["choices"][0]["message"]["content"])
+    assert "quick brown fox" in answer["copy"].lower()  # SmolLM2 copies, if not word for word
+    assert max(batches[1:]) == 4  # a drawn token and 3 drafted ones read together
+    drawn = result["usage"]["completion_tokens"]
+    assert llm.n_tokens <= result["usage"]["prompt_tokens"] + drawn  # no unchecked draft left in the cache

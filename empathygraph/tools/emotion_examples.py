@@ -1,0 +1,70 @@
+"""Labelled example messages, retrieved by meaning, for the emotion fusion's prompt.
+
+A bank holds the situations and speaker turns of an EmpatheticDialogues-format file with
+their conversation's emotion, embedded by the text-emotion encoder. ``nearest`` returns
+the examples closest (cosine) to a message, so the LLM weighs the classifier's candidate
+labels after reading how similar messages were labelled. Embeddings are cached under
+``<home>/eval`` (``cached_embeddings``): only the first use of a file pays for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from empathygraph.eval.jsonfile import iter_jsonl
+from empathygraph.schemas import EDEmotion
+from empathygraph.tools.text_emotion import SentenceEncoder, cached_embeddings
+
+
+def ed_labelled_texts(ed_path: Path) -> tuple[list[str], list[str], list[str]]:
+    """(texts, labels, conversation ids): situation and speaker turns of every ED conversation."""
+    texts, labels, groups = [], [], []
+    valid = {e.value for e in EDEmotion}
+    for _, record, error in iter_jsonl(ed_path):
+        if error or not isinstance(record, dict) or record.get("emotion") not in valid:
+            continue
+        turns = [t.get("text", "") for t in record.get("dialog", []) if t.get("speaker") == "speaker"]
+        for text in [record.get("situation", ""), *turns]:
+            if text.strip():
+                texts.append(text)
+                labels.append(record["emotion"])
+                groups.append(str(record.get("conv_id")))
+    return texts, labels, groups
+
+
+@dataclass(frozen=True)
+class LabelledExample:
+    """A message and the emotion its conversation was labelled with."""
+
+    text: str
+    label: str
+
+
+class ExampleBank:
+    """Labelled texts and their unit-length embeddings."""
+
+    def __init__(self, texts: list[str], labels: list[str], embeddings: np.ndarray) -> None:
+        if not texts or len(texts) != len(labels) or len(texts) != embeddings.shape[0]:
+            raise ValueError("an example bank needs as many labels and embeddings as texts, and at least one")
+        self.texts, self.labels = texts, labels
+        self._unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+
+    @classmethod
+    def from_ed(cls, path: Path, encoder: SentenceEncoder, exclude: Collection[str] = ()) -> ExampleBank:
+        """The bank of an ED-format JSONL file, without the conversations whose ids are in ``exclude``."""
+        texts, labels, groups = ed_labelled_texts(path)
+        if not texts:
+            raise ValueError(f"{path}: no labelled EmpatheticDialogues conversation in it")
+        embeddings = cached_embeddings(encoder.name, texts, encoder)
+        keep = [i for i, group in enumerate(groups) if group not in exclude]
+        return cls([texts[i] for i in keep], [labels[i] for i in keep], embeddings[keep])
+
+    def nearest(self, embedding: np.ndarray, k: int) -> list[LabelledExample]:
+        """The ``k`` examples most similar to ``embedding``, the closest first."""
+        similarity = self._unit @ (embedding / max(float(np.linalg.norm(embedding)), 1e-12))
+        order = np.argsort(-similarity)[:k]
+        return [LabelledExample(self.texts[i], self.labels[i]) for i in order]
