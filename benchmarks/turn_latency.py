@@ -1,6 +1,6 @@
 """Turn latency of the MERG graph: text in, plan out. Prints one JSON object.
 
-    .venv/bin/python benchmarks/turn_latency.py [--turns 6]
+    .venv/bin/python benchmarks/turn_latency.py [--turns 12]
 
 Measured in one process, in this order: the framework's own overhead (the same graph
 with an instant scripted model and a SQLite session store), the default embedded
@@ -35,6 +35,13 @@ TURNS = [
     "Since I moved to this new city nobody really talks to me. Some days I don't say a single word out loud.",
     "My manager presented my whole project to the directors as his own idea. I worked weekends on that.",
     "My best friend forgot my birthday again, and she posted photos from a party the same night.",
+    # The lines of examples/scenarios/multi-turn-breakup.yaml and smiling-but-sad.yaml, each as a first turn,
+    # and one of mixed feelings.
+    "My boyfriend broke up with me last night after four years. He said he just doesn't feel it anymore.",
+    "I keep scrolling through our old photos. Everything in my apartment reminds me of him.",
+    "Maybe you're right. My best friend offered to come over tonight, I think I'll say yes.",
+    "Everyone keeps telling me the breakup was for the best, but I cry every night when I get home.",
+    "I got the promotion I wanted, but honestly I feel nothing. I just smile at everyone at work.",
 ]
 WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
 
@@ -92,7 +99,9 @@ def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, obj
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--turns", type=int, default=6, help="measured turns per model (>= 5)")
+    parser.add_argument("--turns", type=int, default=len(TURNS),
+                        help="measured turns per model (>= 5; each a different message up to 12; sampled outputs "
+                        "vary a turn by ±2 s, so more turns give a steadier median)")
     parser.add_argument("--skip-fast", action="store_true")
     parser.add_argument("--skip-default", action="store_true")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -28,6 +28,12 @@ def spread(samples: Sequence[Sample], limit: int | None) -> list[Sample]:
     return [samples[int(i * step)] for i in range(limit)]
 
 
+# Backbone settings of speed alone: the model draws from the same distribution, so they do not
+# make cached predictions stale (lookup drafts and thread counts change the last bits of the
+# arithmetic, hence single samples, not the model).
+SPEED_ONLY = frozenset({"n_threads", "draft_tokens", "timeout_s", "connect_timeout_s"})
+
+
 @dataclass
 class Harness:
     """What the systems share: one configuration, backbone and set of perception tools."""
@@ -66,6 +72,7 @@ class Harness:
     def cache_key(self, system: System, path: Path, media: bool) -> str:
         """What makes a system's cached predictions reusable: its name, settings, data file and tools."""
         config = self.config.model_dump(mode="json")
+        config["backbone"] = {k: v for k, v in config["backbone"].items() if k not in SPEED_ONLY}
         own = getattr(system, "settings", None)
         if own is not None:  # the system names what decides its output: the backbone and its own settings
             return fingerprint(system.name, config["backbone"], own, str(Path(path).resolve()), media)
