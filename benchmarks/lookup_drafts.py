@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from turn_latency import TURNS, WARM_UP, config  # noqa: E402
+from turn_latency import TURNS, WARM_UP, config
 
-from empathygraph import Empathizer  # noqa: E402
+from empathygraph import Empathizer
 
 
 class EvalClock:

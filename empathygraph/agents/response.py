@@ -94,6 +94,11 @@ def as_question(text: str) -> str:
     return text if text.endswith("?") else text.rstrip(".!,;: ") + "?"
 
 
+def with_question(reply: str, question: str, max_words: int) -> str:
+    """``reply``'s leading sentences, as many as fit beside ``question``, then ``question``."""
+    return f"{trim_to_sentences(reply, max(max_words - word_count(question), 1))} {question}"
+
+
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     """Write the reply (or rewrite it after a critique) and derive its voice and face."""
     started = time.perf_counter()
@@ -126,12 +131,13 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     attempts = list(answer.attempts)
     # This mends what reflection would send back; with no reflection rounds (the fast preset) it is skipped too.
     if asks and "?" not in reply and config.reflection_rounds > 0:
-        question = ask(runtime.context.backbone, [*messages, AIMessage(content=answer.raw), HumanMessage(content=f"Step: {QUESTION_TASK}")],
-                       QuestionDraft, repair_attempts=config.repair_attempts, max_tokens=QUESTION_MAX_TOKENS)
+        followup = [*messages, AIMessage(content=answer.raw), HumanMessage(content=f"Step: {QUESTION_TASK}")]
+        question = ask(runtime.context.backbone, followup, QuestionDraft, repair_attempts=config.repair_attempts,
+                       max_tokens=QUESTION_MAX_TOKENS)
         attempts += question.attempts
         if question.parsed is not None:
             asked = as_question(question.parsed.question)
-            reply = f"{trim_to_sentences(reply, max(config.reply_max_words - word_count(asked), 1))} {asked}"
+            reply = with_question(reply, asked, config.reply_max_words)
             notes.append(f'the reply asked nothing although the strategy is Question; added the question "{asked}"')
     emotion = state["emotion"]
     plan = ResponsePlan(
