@@ -53,7 +53,8 @@ class BackboneConfig(Section):
     n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
     draft_tokens: int = Field(
         default=3, ge=0, le=8,
-        description="embedded: tokens drafted by prompt lookup and checked in one batch (0: off); the output is unchanged",
+        description="embedded: tokens drafted by prompt lookup and checked in one batch (0: off); "
+        "sampled from the same distribution",
     )
     timeout_s: float = Field(default=120.0, gt=0)
     connect_timeout_s: float = Field(default=10.0, gt=0)

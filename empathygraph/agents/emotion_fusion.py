@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 from pydantic import BaseModel
 
@@ -31,15 +32,15 @@ FUSION_TASK_WITH_EXAMPLES = (
     "the feeling. Messages like theirs, and the feeling each showed:\n{examples}\nAnswer with one word from: {options}."
 )
 EXAMPLE_CHARS = 160  # each example is cut to this many characters
+_FLOOR = 1e-6  # a classifier score of 0 must not become -inf
 
 
-def fusion_task(options: list[str], examples: list[LabelledExample]) -> str:
+def fusion_task(options: list[str], examples: Sequence[LabelledExample] = ()) -> str:
     """The scoring task: the candidate labels, after the labelled examples if there are any."""
     if not examples:
         return FUSION_TASK.format(options=", ".join(options))
     lines = "\n".join(f'- "{example.text[:EXAMPLE_CHARS]}": {example.label}' for example in examples)
     return FUSION_TASK_WITH_EXAMPLES.format(examples=lines, options=", ".join(options))
-_FLOOR = 1e-6  # a classifier score of 0 must not become -inf
 
 
 class Candidate(BaseModel):
@@ -70,7 +71,7 @@ def fuse(cue: TextEmotionCue, llm_logprobs: list[float], weight: float) -> list[
 
 def fused_label(
     backbone: Backbone, state: MergState, cue: TextEmotionCue, config: AgentsConfig,
-    examples: list[LabelledExample] | None = None,
+    examples: Sequence[LabelledExample] = (),
 ) -> tuple[EDEmotion, StepRecord]:
     """The fused emotion label and the trace record of the scoring call (``examples``: shown before the task).
 
@@ -81,13 +82,13 @@ def fused_label(
         raise ValueError(f"backbone {backbone.name} cannot score choices")
     started = time.perf_counter()
     options = [item.label for item in cue.top[: config.fusion_top_k]]
-    messages = build_messages(state, fusion_task(options, examples or []), history_turns=config.history_turns)
+    messages = build_messages(state, fusion_task(options, examples), history_turns=config.history_turns)
     scores = backbone.scorer(messages, options)
     ranked = fuse(cue, scores.logprobs, config.fusion_llm_weight)
     result = FusedEmotion(emotion=EDEmotion(ranked[0].label), candidates=ranked)
     record = agent_record("emotion_fusion", started, output=result, messages=messages,
                           inputs={"weight": config.fusion_llm_weight, "options": options,
-                                  "examples": [[example.text, example.label] for example in examples or []]})
+                                  "examples": [[example.text, example.label] for example in examples]})
     # The chosen word stands as the model's answer, so later steps' prompts extend this one.
     record.raw_output = result.emotion.value
     record.tokens = TokenUsage(prompt=scores.prompt_tokens)

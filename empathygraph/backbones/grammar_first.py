@@ -10,8 +10,9 @@ still follow the grammar exactly.
 It also drafts by prompt lookup: when the last few tokens of the text so far occurred
 before (the person's words, which the cause quote and the reply often repeat), the
 tokens that followed them there are read in one batch with the drawn token, and kept
-as long as the model draws the same tokens (exact: the output is what plain decoding
-would draw). llama-cpp-python's own speculative path keeps every position's logits for
+as long as the model draws the same tokens (each position is sampled from the same
+distribution as in plain decoding; a batch's arithmetic differs in the last bits, so a
+single sample can come out differently). llama-cpp-python's own speculative path keeps every position's logits for
 the whole context (n_ctx × 151,936 floats, 2.5 GB); here only the short draft batches
 ask for more than the last position's logits.
 """

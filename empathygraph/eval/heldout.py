@@ -19,7 +19,7 @@ import numpy as np
 
 from empathygraph.schemas import EDEmotion
 from empathygraph.tools.config import PerceptionConfig
-from empathygraph.tools.emotion_examples import ExampleBank, ed_labelled_texts
+from empathygraph.tools.emotion_examples import ed_labelled_texts
 from empathygraph.tools.text_emotion import (
     HEAD_PATH,
     SentenceEncoder,
@@ -56,16 +56,11 @@ class HeldOutToolBox(ToolBox):
 
     def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:
         super().__init__(config)
-        self._ed_path, self._exclude = ed_path, set(exclude)
+        self._ed_path, self.held_out = ed_path, frozenset(exclude)
         # The base key names the shipped head: a retrained head (another encoder or C) is another classifier.
-        digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self._exclude), self.cache_key]).encode()).hexdigest()[:10]
+        digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self.held_out), self.cache_key]).encode()).hexdigest()[:10]
         self.cache_key = f"heldout-{digest}"
 
     @cached_property
     def _text_classifier(self) -> TextEmotionClassifier:
-        return HeldOutClassifier(self._ed_path, self._exclude)
-
-    @cached_property
-    def _example_bank(self) -> ExampleBank | None:
-        path = self.config.emotion_examples
-        return ExampleBank.from_ed(path, self._text_classifier.encoder, self._exclude) if path else None
+        return HeldOutClassifier(self._ed_path, self.held_out)

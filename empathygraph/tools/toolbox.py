@@ -33,6 +33,8 @@ class ToolBox:
         self.config = config or PerceptionConfig()
         self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
         self.text_emotion_unavailable: str | None = None
+        # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
+        self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped text head.
         head = HEAD_PATH.read_bytes() if HEAD_PATH.is_file() else b""
         self.cache_key = f"{type(self).__name__}-{hashlib.sha256(head).hexdigest()[:12]}"
@@ -46,7 +48,7 @@ class ToolBox:
     @cached_property
     def _example_bank(self) -> ExampleBank | None:
         path = self.config.emotion_examples
-        return ExampleBank.from_ed(path, self._text_classifier.encoder) if path else None
+        return ExampleBank.from_ed(path, self._text_classifier.encoder, self.held_out) if path else None
 
     @cached_property
     def _recognizer(self) -> Recognizer:
