@@ -56,6 +56,11 @@ class BackboneConfig(Section):
         description="embedded: tokens drafted by prompt lookup and checked in one batch (0: off); "
         "sampled from the same distribution",
     )
+    json_drafts: bool = Field(
+        default=True,
+        description="embedded: draft what a JSON answer's schema forces next (keys, punctuation, the rest of an "
+        "allowed value) and check it in one batch; sampled from the same distribution",
+    )
     timeout_s: float = Field(default=120.0, gt=0)
     connect_timeout_s: float = Field(default=10.0, gt=0)
     thinking: bool | None = Field(

@@ -32,6 +32,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         n_ctx=config.n_ctx,
         n_threads=config.n_threads,
         draft_tokens=config.draft_tokens,
+        json_drafts=config.json_drafts,
         temperature=config.temperature,
         max_tokens=config.max_tokens,
         seed=config.seed,

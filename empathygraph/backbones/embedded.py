@@ -50,7 +50,9 @@ class ChatLlamaCpp(BaseChatModel):
         model_path: the GGUF file.
         n_ctx: context window in tokens.
         n_threads: CPU threads; None uses every core.
-        draft_tokens: tokens drafted by prompt lookup and checked in one batch (0: plain decoding).
+        draft_tokens: tokens drafted by prompt lookup and checked in one batch (0: off).
+        json_drafts: draft what a JSON-schema answer's grammar forces next (keys, punctuation, the
+            rest of an allowed value), checked in one batch.
         temperature, max_tokens, seed, repeat_penalty: sampling settings.
         use_mmap: map the GGUF file instead of reading it. Off: llama.cpp repacks the
             weights for the CPU anyway, and a mapping keeps the file's pages resident
@@ -61,6 +63,7 @@ class ChatLlamaCpp(BaseChatModel):
     n_ctx: int = 4096
     n_threads: int | None = None
     draft_tokens: int = 0
+    json_drafts: bool = False
     temperature: float = 0.2
     max_tokens: int = 200
     seed: int = 0
@@ -91,7 +94,8 @@ class ChatLlamaCpp(BaseChatModel):
                 seed=self.seed,
                 use_mmap=self.use_mmap,
                 verbose=False,
-                draft=PromptLookupDraft(tokens=self.draft_tokens) if self.draft_tokens else None,
+                lookup=PromptLookupDraft(tokens=self.draft_tokens) if self.draft_tokens else None,
+                json_drafts=self.json_drafts,
             )
         return self._llama
 

@@ -7,14 +7,16 @@ grammar only about the token it drew, paying for the full pass only when that to
 refused. ``GrammarFirstLlama`` does the same through llama.cpp's C sampler API; outputs
 still follow the grammar exactly.
 
-It also drafts by prompt lookup: when the last few tokens of the text so far occurred
-before (the person's words, which the cause quote and the reply often repeat), the
-tokens that followed them there are read in one batch with the drawn token, and kept
-as long as the model draws the same tokens (each position is sampled from the same
-distribution as in plain decoding; a batch's arithmetic differs in the last bits, so a
-single sample can come out differently). llama-cpp-python's own speculative path keeps every position's logits for
-the whole context (n_ctx × 151,936 floats, 2.5 GB); here only the short draft batches
-ask for more than the last position's logits.
+It also drafts, so that several tokens are read in one batch (on 2 cores a batch of 4
+tokens costs about two single steps, one of 16 about four) and kept as long as the model
+draws the same tokens. Each position is still sampled from the same distribution as in
+plain decoding (a batch's arithmetic differs in the last bits, so a single sample can come
+out differently). Two sources: what a JSON answer's schema forces next (keys, punctuation,
+the rest of an allowed value once its start is unique; ``json_skeleton``), and prompt
+lookup (the tokens that followed the latest earlier occurrence of the last few tokens: the
+person's words, which the cause quote and the reply often repeat). llama-cpp-python's own
+speculative path keeps every position's logits for the whole context (n_ctx × 151,936
+floats, 2.5 GB); here only the draft batches ask for more than the last position's logits.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ from llama_cpp import Llama, llama_chat_format
 from llama_cpp._internals import LlamaContext, LlamaSampler, LlamaTokenDataArray
 from llama_cpp.llama_grammar import LlamaGrammar
 from llama_cpp.llama_speculative import LlamaDraftModel
+
+from empathygraph.backbones.json_skeleton import JsonSkeleton
+
+# Most tokens drafted from a JSON skeleton at once (a 16-token batch costs ~4 single steps).
+MAX_FORCED_DRAFT = 16
 
 
 class GrammarFirstSampler:
@@ -123,21 +130,62 @@ class PromptLookupDraft(LlamaDraftModel):
 
 
 class GrammarFirstLlama(Llama):
-    """``llama_cpp.Llama`` whose grammar-constrained sampling vets the drawn token first.
+    """``llama_cpp.Llama`` whose grammar-constrained sampling vets the drawn token first, and which drafts.
 
     Args:
-        draft: drafts tokens to verify in one batch (None: plain decoding).
+        lookup: drafts by prompt lookup (None: off).
+        json_drafts: draft what a JSON-schema answer's grammar forces next.
         **kwargs: ``llama_cpp.Llama``'s arguments (``draft_model`` is not one: it costs 2.5 GB).
     """
 
-    def __init__(self, *, draft: PromptLookupDraft | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, lookup: PromptLookupDraft | None = None, json_drafts: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.draft_model = draft  # set after __init__, which would keep every position's logits
+        self._skeleton: JsonSkeleton | None = None
+        self._answer_start = 0  # index of the answer's first token in input_ids
+        self._draft_batch = 0  # size of the batch the last draft asked for (drawn token + draft)
+        self.use_drafts(lookup, json_drafts)
+
+    def use_drafts(self, lookup: PromptLookupDraft | None, json_drafts: bool) -> None:
+        """Choose the draft sources (set after ``__init__``, which would keep every position's logits)."""
+        self.lookup, self.json_drafts = lookup, json_drafts
+        self.draft_model = self._draft if lookup is not None or json_drafts else None  # type: ignore[assignment]
+
+    def create_chat_completion(self, *args: Any, **kwargs: Any) -> Any:
+        """``Llama.create_chat_completion``; an answer held to a JSON schema drafts what the schema forces."""
+        response_format = kwargs.get("response_format") or {}
+        self._skeleton = JsonSkeleton.from_schema(response_format.get("schema")) if self.json_drafts else None
+        return super().create_chat_completion(*args, **kwargs)
+
+    def _draft(self, input_ids: np.ndarray) -> np.ndarray:
+        """Tokens to read with the one just drawn: what the schema forces, else a prompt-lookup draft."""
+        draft = self._forced_draft(input_ids)
+        if draft is None and self.lookup is not None:
+            draft = self.lookup(input_ids)
+        if draft is None:
+            draft = np.array([], dtype=np.intc)
+        self._draft_batch = len(draft) + 1
+        return draft
+
+    def _forced_draft(self, input_ids: np.ndarray) -> np.ndarray | None:
+        if self._skeleton is None:
+            return None
+        try:
+            text = self.detokenize(input_ids[self._answer_start :].tolist()).decode("utf-8")
+        except UnicodeDecodeError:  # a character split across tokens: draft again after its last byte
+            return None
+        forced = self._skeleton.forced(text)
+        if forced is None or not (forced.text or forced.complete):
+            return None
+        tokens = self.tokenize(forced.text.encode("utf-8"), add_bos=False, special=False) if forced.text else []
+        if forced.complete:
+            tokens.append(self.token_eos())
+        return np.array(tokens[:MAX_FORCED_DRAFT], dtype=np.intc)
 
     def eval(self, tokens: Sequence[int]) -> None:
         """``Llama.eval``; a drawn token and its draft are read keeping the logits of every position."""
-        if self.draft_model is None or not 1 < len(tokens) <= self.draft_model.tokens + 1:
+        if self._draft_batch < 2 or len(tokens) != self._draft_batch:
             return super().eval(tokens)
+        self._draft_batch = 0
         self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
         self._batch.set_batch(batch=tokens, n_past=self.n_tokens, logits_all=True)
         self._ctx.decode(self._batch)
@@ -149,11 +197,13 @@ class GrammarFirstLlama(Llama):
     def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
         """``Llama.generate``; when it stops, draft tokens read past the last drawn one are dropped."""
         drawn = 0
+        self._answer_start, self._draft_batch = len(tokens), 0
         try:
             for token in super().generate(tokens, *args, **kwargs):
                 drawn += 1
                 yield token
         finally:
+            self._draft_batch = 0
             end = len(tokens) + drawn
             if self.n_tokens > end:
                 self._ctx.kv_cache_seq_rm(-1, end, -1)

@@ -31,7 +31,7 @@ def spread(samples: Sequence[Sample], limit: int | None) -> list[Sample]:
 # Backbone settings of speed alone: the model draws from the same distribution, so they do not
 # make cached predictions stale (lookup drafts and thread counts change the last bits of the
 # arithmetic, hence single samples, not the model).
-SPEED_ONLY = frozenset({"n_threads", "draft_tokens", "timeout_s", "connect_timeout_s"})
+SPEED_ONLY = frozenset({"n_threads", "draft_tokens", "json_drafts", "timeout_s", "connect_timeout_s"})
 
 
 @dataclass

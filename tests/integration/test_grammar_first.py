@@ -63,7 +63,7 @@ def test_lookup_drafts_are_checked_and_cut_back_to_what_was_drawn(model_path):
     sentence = "the quick brown fox jumps over the lazy dog near the old river bank"
     ask = [{"role": "user", "content": f'Copy this sentence exactly: "{sentence}". JSON: {{"copy": "..."}}'}]
     schema = {"type": "object", "properties": {"copy": {"type": "string"}}, "required": ["copy"]}
-    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, draft=PromptLookupDraft(tokens=3))
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, lookup=PromptLookupDraft(tokens=3))
     batches: list[int] = []
     plain_eval = llm.eval
     llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
@@ -74,3 +74,28 @@ def test_lookup_drafts_are_checked_and_cut_back_to_what_was_drawn(model_path):
     assert max(batches[1:]) == 4  # a drawn token and 3 drafted ones read together
     drawn = result["usage"]["completion_tokens"]
     assert llm.n_tokens <= result["usage"]["prompt_tokens"] + drawn  # no unchecked draft left in the cache
+
+
+def test_json_drafts_read_what_the_schema_forces_in_one_batch(model_path):
+    ask = [{"role": "user", "content": 'I just won the lottery! Answer in JSON: {"emotion": "...", "reason": "..."}'}]
+    schema = {
+        "type": "object",
+        "properties": {"emotion": {"enum": ["overjoyed", "afraid"]}, "reason": {"type": "string"}},
+        "required": ["emotion", "reason"],
+    }
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, json_drafts=True)
+    batches: list[int] = []
+    plain_eval = llm.eval
+    llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
+    result = llm.create_chat_completion(messages=ask, max_tokens=40, temperature=0.0,
+                                        response_format={"type": "json_object", "schema": schema})
+    answer = json.loads(result["choices"][0]["message"]["content"])
+    assert answer["emotion"] in ("overjoyed", "afraid") and answer["reason"]
+    # '{"' is drawn; 'emotion": "' is read with it; once the value's first token is drawn its
+    # rest and '", "reason": "' follow in one batch.
+    assert max(batches[1:]) >= 4
+    drawn = result["usage"]["completion_tokens"]
+    assert len(batches) - 1 < drawn  # fewer evaluations than tokens drawn
+    # Nothing unchecked stays in the cache; the end-of-answer token, drafted after the closing
+    # brace and drawn, was read (usage does not count it).
+    assert llm.n_tokens <= result["usage"]["prompt_tokens"] + drawn + 1
