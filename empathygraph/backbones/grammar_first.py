@@ -188,7 +188,13 @@ class GrammarFirstLlama(Llama):
         self._draft_batch = 0
         self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
         self._batch.set_batch(batch=tokens, n_past=self.n_tokens, logits_all=True)
-        self._ctx.decode(self._batch)
+        # A draft batch is small: read it with the decode threads (SmolLM2 on 1 thread: a batch
+        # of 4 costs 44 ms, on the 2 prompt threads 88 ms; one token alone 18 ms).
+        self._ctx.set_n_threads(self.n_threads, self.n_threads)
+        try:
+            self._ctx.decode(self._batch)
+        finally:
+            self._ctx.set_n_threads(self.n_threads, self.n_threads_batch)
         self.input_ids[self.n_tokens : self.n_tokens + len(tokens)] = tokens
         self.n_tokens += len(tokens)
         self._requires_eval = False
