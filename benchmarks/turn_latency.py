@@ -51,7 +51,7 @@ INSTANT_SCRIPT = {
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
-    "QuestionDraft": {"question": "What happened?"},
+    "QuestionReplyDraft": {"acknowledgment": "That sounds really hard.", "question": "What happened?"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
 

@@ -26,7 +26,7 @@ DEFAULT_SCRIPT: dict[str, Any] = {
     "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort them"},
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
-    "QuestionDraft": {"question": "What was he like"},
+    "QuestionReplyDraft": {"acknowledgment": "I'm so sorry your dog died.", "question": "What was he like"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
 

@@ -160,13 +160,20 @@ def test_a_trimmed_question_reply_keeps_its_question():
     assert trim_to_sentences("What stung most about it all?", 3, keep_question=True) == "What stung most about it all?"
 
 
-def test_a_question_reply_that_asks_nothing_gets_a_question_not_a_rewrite():
+def test_a_question_reply_is_asked_in_two_parts_so_it_always_asks():
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
-                     ResponseDraft={"reply": "I'm so sorry. You should adopt another dog soon."},
-                     QuestionDraft={"question": "What was he like"})
+                     QuestionReplyDraft={"acknowledgment": "I'm so sorry,", "question": "What was he like"})
     result = make_empathizer(model).respond("My dog died.")
-    assert result.plan.text == "I'm so sorry. You should adopt another dog soon. What was he like?"
-    assert len(model.calls_for("ResponseDraft")) == 1  # reflection had nothing to send back
-    assert "Step: the question" in model.calls_for("QuestionDraft")[0].prompt
-    step = next(s for s in result.steps if s.step == "response")
-    assert len(step.attempts) == 2 and "added the question" in step.fallback
+    assert result.plan.text == "I'm so sorry. What was he like?"  # each part ends as a sentence
+    (call,) = model.calls_for("QuestionReplyDraft")  # one call; reflection had nothing to send back
+    assert '"acknowledgment": "...", "question": "..."' in call.prompt
+    assert not model.calls_for("ResponseDraft")
+
+
+def test_a_long_question_reply_is_trimmed_before_its_question():
+    model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
+                     QuestionReplyDraft={"acknowledgment": "I'm so sorry. " + "He was clearly a loyal and loving companion "
+                                         "to you and your family for many years. " * 2, "question": "What was he like?"})
+    result = make_empathizer(model).respond("My dog died.")
+    assert result.plan.text == (
+        "I'm so sorry. He was clearly a loyal and loving companion to you and your family for many years. What was he like?")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import time
 
-from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -22,12 +21,15 @@ from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import AvatarProfile, ResponsePlan, Strategy
 from empathygraph.state import MergState
-from empathygraph.trace.records import TokenUsage
 
 TASK = (
     "the reply. Speak to them as a warm {age} {gender} listener. {how} Name what they told you; "
-    'no greeting, 1 or 2 short sentences, under {words} words. JSON: {{"reply": "..."}}'
+    "no greeting, 1 or 2 short sentences, under {words} words. JSON: {answer}"
 )
+REPLY_JSON = '{"reply": "..."}'
+# A Question reply is asked for in two parts, so the schema makes it ask: asked for one text,
+# the small model often wrote advice or ran past its token bound before the question.
+QUESTION_JSON = '{"acknowledgment": "...", "question": "..."}'
 # What each ESConv strategy asks of the words (a small model follows a plain instruction
 # far better than a strategy name).
 STRATEGY_GUIDE: dict[Strategy, str] = {
@@ -41,13 +43,11 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
 REVISE = " Improve your last reply, in one or two sentences under 20 words: {advice}"
-# Asked when the strategy is Question and the reply asks nothing: the small model often
-# writes advice instead, and a full rewrite (~4.5 s) was seen to return the same reply.
-QUESTION_TASK = 'the question. Ask them one short, open question about what they told you, under 12 words. JSON: {"question": "..."}'
-QUESTION_MAX_TOKENS = 24
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
-# cut here keeps its complete sentences (see ``close_cut_json``).
+# cut here keeps its complete sentences (see ``close_cut_json``). A two-part answer has
+# ~8 more tokens of keys and punctuation (drafted, not decoded, on the embedded backbone).
 MAX_TOKENS = 52
+QUESTION_MAX_TOKENS = 60
 
 
 class ResponseDraft(BaseModel):
@@ -56,10 +56,15 @@ class ResponseDraft(BaseModel):
     reply: str = Field(min_length=1, max_length=1200)
 
 
-class QuestionDraft(BaseModel):
-    """LLM output when a Question reply lacks its question."""
+class QuestionReplyDraft(BaseModel):
+    """LLM output of the response step when the strategy is Question."""
 
+    acknowledgment: str = Field(min_length=1, max_length=1200)
     question: str = Field(min_length=2, max_length=300)
+
+    @property
+    def reply(self) -> str:
+        return f"{as_sentence(self.acknowledgment)} {as_question(self.question)}"
 
 
 def word_count(text: str) -> int:
@@ -94,9 +99,10 @@ def as_question(text: str) -> str:
     return text if text.endswith("?") else text.rstrip(".!,;: ") + "?"
 
 
-def with_question(reply: str, question: str, max_words: int) -> str:
-    """``reply``'s leading sentences, as many as fit beside ``question``, then ``question``."""
-    return f"{trim_to_sentences(reply, max(max_words - word_count(question), 1))} {question}"
+def as_sentence(text: str) -> str:
+    """``text`` ending as a sentence does (a full stop added where it has no end mark)."""
+    text = text.strip().rstrip(",;: ")
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -105,40 +111,29 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     config = runtime.context.config.agents
     profile: AvatarProfile = state.get("profile") or runtime.context.config.profile
     strategy = state["empathy"].strategy
-    task = TASK.format(
-        age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy], words=config.reply_max_words
-    )
+    asks = strategy is Strategy.QUESTION
+    task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy],
+                       words=config.reply_max_words, answer=QUESTION_JSON if asks else REPLY_JSON)
     critique, previous = state.get("critique"), state.get("response")
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     messages = build_messages(state, task, history_turns=config.history_turns)
-    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
-                 max_tokens=MAX_TOKENS)
+    schema: type[ResponseDraft] | type[QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
+    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
+                 max_tokens=QUESTION_MAX_TOKENS if asks else MAX_TOKENS)
     if answer.parsed is None:
         raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
     reply = answer.parsed.reply.strip()
     notes = []
     if answer.salvaged:
         notes.append(f"reply JSON was cut off ({answer.attempts[-1].error}); its complete sentences are used")
-    asks = strategy is Strategy.QUESTION
-    # Too long is mended by rule (whole sentences up to the limit): a re-ask costs a full
-    # generation and small models overshoot word limits again.
+    # Too long is mended by rule (whole sentences up to the limit, a Question reply's question
+    # kept): a re-ask costs a full generation and small models overshoot word limits again.
     if word_count(reply) > config.reply_max_words:
         trimmed = trim_to_sentences(reply, config.reply_max_words, keep_question=asks)
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
-    attempts = list(answer.attempts)
-    # This mends what reflection would send back; with no reflection rounds (the fast preset) it is skipped too.
-    if asks and "?" not in reply and config.reflection_rounds > 0:
-        followup = [*messages, AIMessage(content=answer.raw), HumanMessage(content=f"Step: {QUESTION_TASK}")]
-        question = ask(runtime.context.backbone, followup, QuestionDraft, repair_attempts=config.repair_attempts,
-                       max_tokens=QUESTION_MAX_TOKENS)
-        attempts += question.attempts
-        if question.parsed is not None:
-            asked = as_question(question.parsed.question)
-            reply = with_question(reply, asked, config.reply_max_words)
-            notes.append(f'the reply asked nothing although the strategy is Question; added the question "{asked}"')
     emotion = state["emotion"]
     plan = ResponsePlan(
         text=reply,
@@ -156,6 +151,4 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising},
     )
-    record.attempts = attempts
-    record.tokens = TokenUsage.sum(attempt.tokens for attempt in attempts)
     return {"response": plan, "steps": [record]}

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from empathygraph.session import TurnResult
 
 STREAM_MODES: list[str] = ["tasks", "updates", "messages", "custom"]
-# Nodes whose LLM answer carries the reply text, and the JSON field that holds it.
-REPLY_FIELDS: dict[str, str] = {"response": "reply"}
+# Nodes whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
+REPLY_FIELDS: dict[str, tuple[str, ...]] = {"response": ("reply", "acknowledgment", "question")}
 
 
 @dataclass(frozen=True)
@@ -114,15 +114,17 @@ class ReplyWatcher:
 
     def feed(self, node: str, token: str) -> str:
         """Take one token of ``node``'s answer; return the reply text it added."""
-        key = REPLY_FIELDS.get(node)
-        if key is None or not token:
+        keys = REPLY_FIELDS.get(node)
+        if keys is None or not token:
             return ""
         raw = self._raw.get(node, "") + token
         self._raw[node] = raw
         parsed = parse_partial_json(raw) if "{" in raw else None
-        text = parsed.get(key) if isinstance(parsed, dict) else None
+        if not isinstance(parsed, dict):
+            return ""
+        text = " ".join(value for key in keys if isinstance(value := parsed.get(key), str) and value)
         shown = self._shown.get(node, "")
-        if not isinstance(text, str) or not text.startswith(shown) or len(text) == len(shown):
+        if not text.startswith(shown) or len(text) == len(shown):
             return ""
         self._shown[node] = text
         return text[len(shown):]

@@ -57,6 +57,16 @@ def test_scoring_continuations_ranks_and_leaves_the_cache_consistent(model_path)
     assert complete(llm) == before  # generation after scoring sees a consistent cache
 
 
+def complete_in_batches(llm: GrammarFirstLlama, ask: list[dict[str, str]], schema: dict) -> tuple[dict, dict, list[int]]:
+    """(the completion, its parsed JSON answer, the size of every batch the model read)."""
+    batches: list[int] = []
+    plain_eval = llm.eval
+    llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
+    result = llm.create_chat_completion(messages=ask, max_tokens=40, temperature=0.0,
+                                        response_format={"type": "json_object", "schema": schema})
+    return result, json.loads(result["choices"][0]["message"]["content"]), batches
+
+
 def test_lookup_drafts_are_checked_and_cut_back_to_what_was_drawn(model_path):
     from empathygraph.backbones.grammar_first import PromptLookupDraft
 
@@ -64,12 +74,7 @@ def test_lookup_drafts_are_checked_and_cut_back_to_what_was_drawn(model_path):
     ask = [{"role": "user", "content": f'Copy this sentence exactly: "{sentence}". JSON: {{"copy": "..."}}'}]
     schema = {"type": "object", "properties": {"copy": {"type": "string"}}, "required": ["copy"]}
     llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, lookup=PromptLookupDraft(tokens=3))
-    batches: list[int] = []
-    plain_eval = llm.eval
-    llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
-    result = llm.create_chat_completion(messages=ask, max_tokens=40, temperature=0.0,
-                                        response_format={"type": "json_object", "schema": schema})
-    answer = json.loads(result["choices"][0]["message"]["content"])
+    result, answer, batches = complete_in_batches(llm, ask, schema)
     assert "quick brown fox" in answer["copy"].lower()  # SmolLM2 copies, if not word for word
     assert max(batches[1:]) == 4  # a drawn token and 3 drafted ones read together
     drawn = result["usage"]["completion_tokens"]
@@ -84,12 +89,7 @@ def test_json_drafts_read_what_the_schema_forces_in_one_batch(model_path):
         "required": ["emotion", "reason"],
     }
     llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, json_drafts=True)
-    batches: list[int] = []
-    plain_eval = llm.eval
-    llm.eval = lambda tokens: (batches.append(len(tokens)), plain_eval(tokens))[1]
-    result = llm.create_chat_completion(messages=ask, max_tokens=40, temperature=0.0,
-                                        response_format={"type": "json_object", "schema": schema})
-    answer = json.loads(result["choices"][0]["message"]["content"])
+    result, answer, batches = complete_in_batches(llm, ask, schema)
     assert answer["emotion"] in ("overjoyed", "afraid") and answer["reason"]
     # '{"' is drawn; 'emotion": "' is read with it; once the value's first token is drawn its
     # rest and '", "reason": "' follow in one batch.

@@ -59,3 +59,9 @@ def test_reply_watcher_reads_escapes_and_ignores_other_fields():
     assert watcher.feed("emotion_cause", '{"reply": "not a reply"}') == ""
     watcher.restart("response")
     assert watcher.feed("response", '{"reply": "again"}') == "again"
+
+
+def test_reply_watcher_joins_a_two_part_question_reply():
+    watcher = ReplyWatcher()
+    pieces = ['{"acknowledg', 'ment": "That', ' hurts.", "question": "', 'What', ' happened?"}']
+    assert "".join(watcher.feed("response", p) for p in pieces) == "That hurts. What happened?"
