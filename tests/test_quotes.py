@@ -44,3 +44,16 @@ def test_clause_choice_constrains_the_quote_and_never_reasks():
     schema = call[0].options["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["quote"]["enum"] == ["I can't sleep", "because I lost my job"]
     assert "the part of their message that says why" in call[0].prompt
+
+
+def test_a_misquote_is_asked_again_with_the_quote_limited_to_the_message_s_clauses():
+    from tests.conftest import make_empathizer, scripted
+
+    misquote = {"scenario": "job loss", "emotion": "sad", "quote": "I'm so angry about it", "intensity": "high"}
+    model = scripted(LabelledCauseDraft=[misquote, {**misquote, "quote": "because I lost my job"}])
+    result = make_empathizer(model).respond("I can't sleep because I lost my job.")
+    first, again = model.calls_for("LabelledCauseDraft")
+    assert "enum" not in first.options["response_format"]["json_schema"]["schema"]["properties"]["quote"]
+    schema = again.options["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["quote"]["enum"] == ["I can't sleep", "because I lost my job"]
+    assert result.emotion.causes == ["because I lost my job"]

@@ -112,9 +112,10 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             label_source = "fused"
             steps.append(fusion_record)
             state = {**state, "steps": [*state.get("steps", []), fusion_record]}
-    quotable = clauses(words) if config.cause_quote == "clause" else ()
+    message_clauses = clauses(words)
+    quotable = message_clauses if config.cause_quote == "clause" else ()
     quote = QUOTE_CLAUSE if quotable else QUOTE_FREE
-    schema: type[CauseDraft] | type[LabelledCauseDraft]
+    schema: type[CauseDraft | LabelledCauseDraft]
     if label is not None:
         schema, task = CauseDraft, TASK_GIVEN_LABEL.format(label=label.value, quote=quote)
     else:
@@ -123,6 +124,9 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         task = TASK_WITH_LABEL.format(choices=f"one of: {', '.join(choices)}" if choices else ANY_EMOTION, quote=quote)
     if quotable:
         schema = with_choices(schema, "quote", quotable)
+    # A misquote is re-asked with the quote limited to the message's clauses (asked freely again,
+    # the model was seen to repeat the same misquote).
+    repair_schema = with_choices(schema, "quote", message_clauses) if message_clauses and not quotable else None
 
     def quoted(draft: CauseDraft | LabelledCauseDraft) -> str | None:
         if find_quote(draft.quote, words) is None:
@@ -131,7 +135,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
 
     messages = build_messages(state, task, history_turns=config.history_turns)
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted,
-                 max_tokens=MAX_TOKENS)
+                 max_tokens=MAX_TOKENS, repair_schema=repair_schema)
     fallback = None
     if answer.parsed is not None:
         draft = answer.parsed

@@ -119,7 +119,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     messages = build_messages(state, task, history_turns=config.history_turns)
-    schema: type[ResponseDraft] | type[QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
+    schema: type[ResponseDraft | QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
                  max_tokens=QUESTION_MAX_TOKENS if asks else MAX_TOKENS)
     if answer.parsed is None:

@@ -131,6 +131,7 @@ def ask(
     check: Check[T] | None = None,
     max_tokens: int | None = None,
     words_ok: bool = False,
+    repair_schema: type[T] | None = None,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
 
@@ -138,6 +139,8 @@ def ask(
         max_tokens: the most tokens the first try may take (a hard bound on decode time);
             a re-ask may take twice as many (an answer cut off once gets room to finish,
             a rambling model cannot run to the backbone's limit); None uses the backbone's limit.
+        repair_schema: a stricter schema for re-asks (e.g. a field limited to the values that
+            pass ``check``: asked again freely, a small model was seen to repeat its answer).
 
     An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
     would only be cut off again) keeps its complete sentences (``words_ok``: words) and
@@ -146,15 +149,15 @@ def ask(
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
     """
-    constrained = backbone.for_schema(schema)
+    constrained, strict = backbone.for_schema(schema), backbone.for_schema(repair_schema or schema)
     first = constrained.bind(max_tokens=max_tokens) if max_tokens is not None else constrained
-    again = constrained.bind(max_tokens=2 * max_tokens) if max_tokens is not None else constrained
+    again = strict.bind(max_tokens=2 * max_tokens) if max_tokens is not None else strict
     conversation = list(messages)
     attempts: list[LLMAttempt] = []
     unchecked: T | None = None
     for attempt_index in range(repair_attempts + 1):
         started = time.perf_counter()
-        runnable = first if attempt_index == 0 else again
+        runnable, expected = (first, schema) if attempt_index == 0 else (again, repair_schema or schema)
         try:
             reply = runnable.invoke(conversation)
         except BackendError:
@@ -165,15 +168,15 @@ def ask(
         attempt = LLMAttempt(raw=raw, tokens=_usage(reply), latency_s=time.perf_counter() - started)
         attempts.append(attempt)
         try:
-            parsed = parse_json_answer(raw, schema)
+            parsed = parse_json_answer(raw, expected)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            attempt.error = f"invalid {schema.__name__}: {problems[:300]}"
+            attempt.error = f"invalid {expected.__name__}: {problems[:300]}"
             parsed = None
         except ValueError as exc:
-            attempt.error = f"invalid {schema.__name__}: {str(exc)[:200]}"
+            attempt.error = f"invalid {expected.__name__}: {str(exc)[:200]}"
             parsed = None
-        if parsed is None and (rebuilt := close_cut_json(raw, schema, words_ok=words_ok)) is not None:
+        if parsed is None and (rebuilt := close_cut_json(raw, expected, words_ok=words_ok)) is not None:
             if check is None or check(rebuilt) is None:
                 return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
         if parsed is not None and check is not None:
