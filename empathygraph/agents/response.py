@@ -28,7 +28,7 @@ TASK = (
 )
 REPLY_JSON = '{"reply": "..."}'
 # A Question reply is asked for in two parts, so the schema makes it ask: asked for one text,
-# the small model often wrote advice or ran past its token bound before the question.
+# the 1.5B model wrote advice or ran past its token bound before the question (2 of 6 in a probe).
 QUESTION_JSON = '{"acknowledgment": "...", "question": "..."}'
 # What each ESConv strategy asks of the words (a small model follows a plain instruction
 # far better than a strategy name).

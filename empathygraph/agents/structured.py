@@ -149,7 +149,8 @@ def ask(
     Raises:
         BackendError: when the backbone itself fails (unreachable, crashed).
     """
-    constrained, strict = backbone.for_schema(schema), backbone.for_schema(repair_schema or schema)
+    retry_schema = repair_schema or schema
+    constrained, strict = backbone.for_schema(schema), backbone.for_schema(retry_schema)
     first = constrained.bind(max_tokens=max_tokens) if max_tokens is not None else constrained
     again = strict.bind(max_tokens=2 * max_tokens) if max_tokens is not None else strict
     conversation = list(messages)
@@ -157,7 +158,7 @@ def ask(
     unchecked: T | None = None
     for attempt_index in range(repair_attempts + 1):
         started = time.perf_counter()
-        runnable, expected = (first, schema) if attempt_index == 0 else (again, repair_schema or schema)
+        runnable, expected = (first, schema) if attempt_index == 0 else (again, retry_schema)
         try:
             reply = runnable.invoke(conversation)
         except BackendError:
