@@ -260,13 +260,23 @@ def cached_embeddings(name: str, texts: list[str], encoder: SentenceEncoder | No
 class TextEmotionClassifier:
     """Encoder + head: ``rank(text)`` returns the top ED emotions with probabilities."""
 
+    _last: tuple[str, np.ndarray] | None = None  # the last text embedded, and its embedding
+
     def __init__(self, head_path: Path = HEAD_PATH) -> None:
         self.head = SoftmaxHead.load(head_path)
         self.encoder = SentenceEncoder(self.head.encoder)
         self.name = f"{self.head.encoder}+softmax-head"
 
+    def embed(self, text: str) -> np.ndarray:
+        """The encoder's embedding of ``text``; the last one is kept, since a turn's emotion
+        fusion looks up its labelled examples with the message the classifier just ranked."""
+        last = self._last
+        if last is None or last[0] != text:
+            last = self._last = (text, self.encoder.encode([text])[0])
+        return last[1]
+
     def rank(self, text: str, top_k: int = 32) -> list[LabelScore]:
         """Return the ``top_k`` emotions for ``text``, most likely first."""
-        probs = self.head.probabilities(self.encoder.encode([text]))[0]
+        probs = self.head.probabilities(self.embed(text)[None])[0]
         order = np.argsort(-probs)[:top_k]
         return [LabelScore(label=self.head.labels[i], score=round(float(probs[i]), 4)) for i in order]

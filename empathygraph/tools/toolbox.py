@@ -105,7 +105,7 @@ class ToolBox:
         if self.config.emotion_examples is None or not text.strip():
             return []
         bank: ExampleBank = self._load("text", "_example_bank")
-        query = self._text_classifier.encoder.encode([text])[0]
+        query = self._text_classifier.embed(text)
         return bank.nearest(query, self.config.emotion_example_count)
 
     def hear(self, audio: Path) -> VoiceCue:
