@@ -102,10 +102,17 @@ class Intensity(StrEnum):
 
 
 class RiskCategory(StrEnum):
+    """What kind of danger a person discloses; one message can carry several."""
+
     NONE = "none"
-    SELF_HARM = "self_harm"
-    ABUSE = "abuse"
-    MEDICAL_EMERGENCY = "medical_emergency"
+    SELF_HARM = "self_harm"  # suicidal thoughts, plans or preparations; self-injury; starving or purging
+    ABUSE = "abuse"  # harm from others: abuse, violence, threats, stalking, coercive control
+    MEDICAL_EMERGENCY = "medical_emergency"  # symptoms now, an overdose or poison already taken
+    HARM_TO_OTHERS = "harm_to_others"  # urges, intrusive thoughts or plans to hurt someone
+
+    @classmethod
+    def _missing_(cls, value: object) -> RiskCategory | None:
+        return cls.ABUSE if value == "harm_from_others" else None
 
 
 # Valence and arousal in [-1, 1] per ED emotion; a prior that voice cues refine.
@@ -208,12 +215,29 @@ class LabelScore(Record):
     score: float = Field(ge=0.0, le=1.0)
 
 
-class SafetyAssessment(Record):
-    """What the safety screen found in the user's words."""
+RiskSource = Literal["patterns", "classifier", "context", "llm", "session"]
 
-    category: RiskCategory = RiskCategory.NONE
+
+class RiskSignal(Record):
+    """One signal the risk assessment weighed: where it came from, its score, whether it fired."""
+
+    source: RiskSource
+    score: float = Field(ge=0.0, le=1.0, description="probability-like strength of the signal")
+    threshold: float = Field(ge=0.0, le=1.0, description="at or above it the signal alone routes to the protocol")
+    fired: bool
+    categories: list[RiskCategory] = Field(default_factory=list)
+    detail: str = Field(default="", description="the phrase, sentence or question behind the score")
+
+
+class SafetyAssessment(Record):
+    """What the risk assessment found in the user's words (and, with a session, in earlier turns)."""
+
+    category: RiskCategory = Field(default=RiskCategory.NONE, description="the most urgent category found")
+    categories: list[RiskCategory] = Field(default_factory=list, description="every category found, most urgent first")
     matched: list[str] = Field(default_factory=list, description="phrases that triggered it")
     score: float = Field(default=0.0, ge=0.0, le=1.0)
+    signals: list[RiskSignal] = Field(default_factory=list, description="every signal weighed, fired or not")
+    careful: bool = Field(default=False, description="the session disclosed risk earlier: stay careful")
 
     @property
     def at_risk(self) -> bool:

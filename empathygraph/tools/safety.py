@@ -1,82 +1,210 @@
-"""Crisis screen: a fast, high-recall detector of risk disclosures in the user's words.
+"""Crisis phrase screen: exact, explainable patterns for risk disclosures in the user's words.
 
-It errs on the side of flagging: a false alarm costs one careful reply, a miss can
-cost far more. Patterns are plain regular expressions so the trace can show the
-exact phrase that triggered the screen.
+One of the risk assessment's signals (``tools/risk.py`` combines it with a trained
+classifier and, where it helps, the LLM's own reading). Patterns are plain regular
+expressions grouped by how risk is usually said — a wish to die, a plan, a means at
+hand, a place, a farewell, being a burden, hurting oneself, ongoing abuse, symptoms of
+an emergency, urges to hurt someone — so the trace can show the exact phrase that
+fired and why. A pattern inside a clause that tells of the past ("three years ago I
+used to cut") does not fire unless the clause also says it is happening again.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from empathygraph.schemas import RiskCategory, SafetyAssessment
 
-_PATTERNS: dict[RiskCategory, list[str]] = {
-    RiskCategory.SELF_HARM: [
-        r"\bkill(?:ing)? my ?self\b",
-        r"\bend(?:ing)? (?:my|it) (?:life|all)\b",
-        r"\bend it all\b",
-        r"\bsuicid\w*",
-        r"\b(?:want|wanna|going|ready|plan(?:ning)?) to die\b",
-        r"\bwish (?:i was|i were|i'd been) dead\b",
-        r"\bwish i (?:could )?(?:just )?(?:die|disappear)\b",
-        r"\b(?:don'?t|do not) want to (?:live|be alive|exist|wake up|be here)\b",
-        r"\bno (?:reason|point) (?:to|in) (?:live|living|going on)\b",
-        r"\bbetter off (?:dead|without me)\b",
-        r"\b(?:hurt|harm|cut|cutting|burn|burning) (?:my ?self|myself)\b",
-        r"\bself[- ]?harm\w*",
-        r"\btake (?:all )?(?:my|the|these) pills\b",
-        r"\bcan'?t go on (?:living|anymore|like this)\b",
-        r"\bnot (?:be|being) (?:here|around) anymore\b",
-        r"\bjump(?:ing)? off (?:a|the) (?:bridge|roof|building)\b",
-        r"\btak(?:e|ing) my (?:own )?life\b",
-        r"\bunalive (?:my ?self|me)\b",
-        r"\bkms\b",
-        r"\bhang(?:ing)? my ?self\b",
-        r"\bslit(?:ting)? my wrists?\b",
-        r"\b(?:no longer|never) want to (?:live|be alive|be here|wake up)\b",
-        r"\bwhat'?s the point (?:of|in) (?:living|life|going on|being alive)\b",
-        r"\b(?:don'?t|do not|can'?t|cannot) see (?:the|any) point (?:of|in) (?:living|life|going on)\b",
-        r"\b(?:go to )?sleep and never wake up\b",
-        r"\bwrote (?:a|my) (?:suicide|goodbye) (?:note|letter)\b",
-    ],
-    RiskCategory.ABUSE: [
-        r"\b(?:he|she|they|my \w+) (?:hits|hit|beats|beat|kicks|kicked|chokes|choked|strangled|slapped|punched) me\b",
-        r"\babus(?:e|ed|es|ing|ive)\b",
-        r"\b(?:raped|rape|molested|sexually assaulted)\b",
-        r"\bthreaten(?:s|ed)? to (?:kill|hurt) me\b",
-        r"\bafraid (?:to go|of going) home\b",
-        r"\bforced me to\b",
-        r"\bnot safe at home\b",
-    ],
-    RiskCategory.MEDICAL_EMERGENCY: [
-        r"\bchest pains?\b",
-        r"\b(?:can'?t|cannot|can not) breathe?\b",
-        r"\boverdos\w*",
-        r"\btook too many (?:pills|tablets)\b",
-        r"\bheart attack\b",
-        r"\bhaving a stroke\b",
-        r"\b(?:bleeding|bleeds) (?:heavily|a lot|badly|won'?t stop)\b",
-        r"\b(?:passed out|unconscious|seizure|fainted)\b",
-        r"\bswallowed (?:bleach|poison)\b",
-    ],
+_ME = r"(?:my ?self|myself)"
+_PILLS = r"(?:pills|tablets|meds|medication|medicine|painkillers|sleeping pills|antidepressants|insulin)"
+_PARTNER = (r"(?:he|she|they|my (?:husband|wife|partner|boyfriend|girlfriend|bf|gf|ex|dad|father|mom|mother|mum|"
+            r"stepdad|stepfather|stepmom|stepmother|brother|sister|uncle|son|daughter|boss|coach|carer|caregiver))")
+
+# category -> kind -> patterns. The kind names how the risk was said; the trace shows it.
+_PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
+    RiskCategory.SELF_HARM: {
+        "direct_statement": [
+            rf"\bkill(?:ing)? {_ME}\b",
+            r"\bsuicid\w*",
+            r"\bend(?:ing)? (?:my|it) (?:life|all)\b",
+            r"\bend it all\b",
+            r"\btak(?:e|ing) my (?:own )?life\b",
+            r"\bunalive (?:my ?self|me)\b",
+            r"\bkms\b",
+            rf"\bhang(?:ing)? {_ME}\b",
+            r"\bslit(?:ting)? my wrists?\b",
+        ],
+        "wish_to_die": [
+            r"\b(?:want|wanna|going|ready|plan(?:ning)?|deserve) to die\b",
+            r"\bwish (?:i was|i were|i'd been) dead\b",
+            r"\bwish i (?:could )?(?:just )?(?:die|disappear forever|stop existing)\b",
+            r"\bwish i (?:had never been|was never|wasn'?t ever) born\b",
+            r"\b(?:don'?t|do not|no longer|never) want to (?:live|be alive|exist|wake up|be here|go on)\b",
+            r"\bno (?:reason|point) (?:to|in) (?:live|living|going on|being alive|being here)\b",
+            r"\bwhat'?s the point (?:of|in) (?:living|life|going on|being alive)\b",
+            r"\b(?:don'?t|do not|can'?t|cannot) see (?:the|any) point (?:of|in) (?:living|life|going on)\b",
+            r"\b(?:go to )?sleep and (?:never|not) wake up\b",
+            r"\bcan'?t go on (?:living|anymore|like this)\b",
+            r"\bnot (?:be|being) (?:here|around|alive) (?:anymore|much longer|for much longer|by (?:tomorrow|morning))\b",
+            r"\bdisappear (?:for good|forever|permanently)\b",
+            r"\b(?:make|want|need) (?:it|the pain|everything|all of this) (?:to )?(?:stop|end) (?:for good|forever|permanently)\b",
+        ],
+        "burden": [
+            r"\bbetter off (?:dead|without me|if i (?:was|were|wasn'?t|weren'?t) (?:gone|dead|here|around|alive))\b",
+            r"\b(?:i'?m|i am) (?:just |such |only )?a (?:burden|waste of space)\b",
+            r"\b(?:no ?one|nobody) would (?:even )?(?:care|notice|miss me) if i (?:died|was gone|were gone|disappeared)\b",
+        ],
+        "farewell": [
+            r"\bwrote (?:a|my) (?:suicide|goodbye) (?:note|letter)\b",
+            r"\b(?:suicide|goodbye) (?:note|letter)s?\b",
+            r"\b(?:when|after|once) i'?m gone\b",
+            r"\bby the time (?:you|anyone|someone) (?:read|reads|see|sees|find|finds) (?:this|me)\b",
+            r"\b(?:this|it) (?:is|will be) my last (?:message|night|day|post)\b",
+            r"\bwon'?t (?:be (?:here|around)|have to deal with me) (?:much longer|for long|tomorrow|anymore)\b",
+            r"\bgiv(?:e|ing) away (?:my|all my) (?:things|stuff|belongings)\b",
+        ],
+        "plan_or_means": [
+            rf"\b(?:stockpil|sav|hoard|collect)(?:e|ed|ing) (?:up )?(?:my |the |all my )?{_PILLS}\b",
+            rf"\b(?:take|swallow) (?:all|every one) of (?:them|my {_PILLS}|the {_PILLS}|these)\b",
+            rf"\btake (?:all )?(?:my|the|these) {_PILLS}\b",
+            rf"\b(?:lined|laid|counted) (?:up|out) (?:the |my |all the )?{_PILLS}\b",
+            r"\b(?:bought|got|have|tied|found) (?:a |the )?(?:rope|noose)\b",
+            r"\bgun (?:to|against) my head\b",
+            r"\bjump(?:ing)? (?:off|from) (?:a|the|this|my) (?:bridge|roof|building|balcony|cliff|ledge|overpass)\b",
+            r"\b(?:step|walk|jump)(?:ing)? in front of (?:a|the) (?:train|bus|truck|car)\b",
+            r"\b(?:standing|sitting) on (?:the |a )?(?:edge|ledge|railing)\b",
+            r"\b(?:on|at) the (?:edge of the )?(?:bridge|ledge|roof|tracks|cliff) (?:right )?now\b",
+            r"\b(?:made|have|got) a plan to\b",
+            r"\b(?:researching|looked up|googl(?:ed|ing)|searching) (?:how|ways) to (?:die|end it|not wake up)\b",
+        ],
+        "self_injury": [
+            rf"\b(?:hurt|harm|cut|cutting|burn|burning|burned|burnt|scratch|scratching|hit|hitting|punish|punishing) {_ME}\b",
+            r"\bself[- ]?harm\w*",
+            r"\b(?:cut|cutting|burn|burning|carve|carving) (?:into )?my (?:arms?|wrists?|legs?|thighs?|skin|stomach)\b",
+            r"\b(?:razor|blade)s? (?:to|on|across) my\b",
+        ],
+        "eating_disorder": [
+            rf"\bstarv(?:e|ing) {_ME}\b",
+            r"\bmake myself (?:throw up|sick|vomit|puke)\b",
+            r"\bpurg(?:e|ed|ing)\b",
+            r"\bhaven'?t (?:eaten|had anything to eat) (?:in|for) (?:days|a week|\w+ days)\b",
+        ],
+    },
+    RiskCategory.ABUSE: {
+        "violence": [
+            (rf"\b{_PARTNER} (?:hits|hit|beats|beat|kicks|kicked|chokes|choked|strangles|strangled|slaps|slapped|"
+            r"punches|punched|shoves|shoved|hurts|burns|burned) me\b"),
+            r"\babus(?:e|ed|es|ing|ive|er)\b",
+            r"\b(?:raped|rape|molested|molests|sexually assaulted|groped)\b",
+            r"\bbeat(?:s|en)? me up\b",
+        ],
+        "threat": [
+            r"\bthreaten(?:s|ed|ing)? (?:to )?(?:kill|hurt|beat|take) me\b",
+            r"\bthreaten(?:s|ed|ing)? to (?:kill|hurt) (?:me|my|the kids|the children)\b",
+            r"\bsaid (?:he|she|they)(?:'d| would| will|'ll) kill me\b",
+        ],
+        "unsafe_home": [
+            r"\b(?:afraid|scared|terrified) (?:to go|of going) home\b",
+            r"\bnot safe (?:at home|in my (?:own )?(?:home|house))\b",
+            r"\bforced me to\b",
+            r"\b(?:locks|locked) me (?:in|inside|up)\b",
+            r"\bwon'?t let me (?:leave|go out|see anyone|see my friends|have my phone|eat)\b",
+            r"\bcomes? into my (?:room|bed) at night\b",
+            r"\b(?:touches|touched) me (?:when|at night|there|and i)\b",
+            r"\b(?:stalking|stalks|stalked) me\b",
+            r"\bfollow(?:s|ed|ing) me (?:home|everywhere)\b",
+        ],
+    },
+    RiskCategory.MEDICAL_EMERGENCY: {
+        "overdose_taken": [
+            r"\boverdos\w*",
+            (rf"\btook (?:too many|all (?:of )?(?:my |the )?{_PILLS}|a (?:whole|full) (?:bottle|pack|box|strip)|"
+            rf"(?:a handful|a bunch|the rest) of (?:my |the )?{_PILLS}|\d+ (?:of )?(?:my |the )?{_PILLS})"),
+            r"\bswallowed (?:all|a handful|a bunch|the whole|the rest|\d+)\b",
+            (r"\b(?:swallowed|drank|ate) (?:some |a )?(?:bleach|poison|antifreeze|detergent|battery|button battery|"
+            r"laundry pod|rat poison|weed killer)\b"),
+        ],
+        "symptoms_now": [
+            r"\bchest pains?\b",
+            r"\b(?:can'?t|cannot|can not) breathe?\b",
+            r"\b(?:isn'?t|is not|not|stopped) breathing\b",
+            r"\bheart attack\b",
+            r"\bhaving a stroke\b",
+            r"\b(?:face|mouth|smile) (?:is |has )?(?:drooping|droopy|numb|gone numb)\b",
+            r"\bslurr(?:ed|ing) (?:my |his |her )?(?:words|speech)\b",
+            r"\b(?:bleeding|bleeds) (?:heavily|a lot|badly|won'?t stop|through)\b",
+            r"\b(?:won'?t|can'?t|doesn'?t|does not) stop bleeding\b",
+            r"\b(?:passed out|unconscious|unresponsive|seizure|seizing|fainted|collapsed)\b",
+            r"\b(?:can'?t|cannot|won'?t) wake (?:him|her|them|my \w+) up\b",
+            r"\b(?:throat|tongue|lips) (?:is |are )?(?:swelling|closing|swollen)\b",
+            r"\blips (?:are )?(?:turning )?blue\b",
+            r"\b(?:coughing|throwing|vomiting) up blood\b",
+        ],
+    },
+    RiskCategory.HARM_TO_OTHERS: {
+        "intent_to_harm": [
+            (r"\b(?:want|going|gonna|plan(?:ning)?|ready|about) to (?:kill|hurt|stab|shoot|strangle|poison|smother|attack) "
+            r"(?:him|her|them|someone|somebody|people|everyone|my \w+)\b"),
+            r"\b(?:bring|take|taking|bringing) (?:a|my|the|dad'?s) (?:gun|knife|rifle|weapon) to (?:school|work|class|the office)\b",
+            r"\bmake (?:him|her|them|everyone) pay\b",
+        ],
+        "intrusive_harm_thoughts": [
+            (r"\b(?:thoughts|urges?|images|visions) (?:of|about) (?:hurting|harming|killing|drowning|smothering|shaking|stabbing) "
+            r"(?:my |the |a |someone|somebody|him|her|them)"),
+            (r"\b(?:scared|afraid|terrified|worried) (?:that )?i(?:'ll| will| might| could)? (?:hurt|harm|kill|shake|drown|smother) "
+            r"(?:my |the |him|her|them|someone|somebody)"),
+        ],
+    },
 }
-_COMPILED = {cat: [re.compile(p, re.IGNORECASE) for p in pats] for cat, pats in _PATTERNS.items()}
-# A self-harm disclosure outranks the others: it gets the most specific protocol.
-_PRIORITY = [RiskCategory.SELF_HARM, RiskCategory.MEDICAL_EMERGENCY, RiskCategory.ABUSE]
+
+# Clauses that tell of the past or of someone else's risk; a pattern inside one does not fire
+# unless the clause also says the risk is present again.
+_PAST = re.compile(r"\b(?:used to|years? ago|months ago|back then|back in|when i was (?:a |younger|\d+|in)|"
+                   r"(?:clean|sober|free) (?:for|since)|in recovery|recovered|survived|got through)\b", re.IGNORECASE)
+_PRESENT = re.compile(r"\b(?:again|now|tonight|today|lately|still|these days|this week|started|relapsed)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"(?<=[.!?;\n])\s+|\s+(?:but|and then|though|although)\s+", re.IGNORECASE)
+
+# Highest urgency first: the protocol speaks to these in this order.
+PRIORITY = [RiskCategory.MEDICAL_EMERGENCY, RiskCategory.SELF_HARM, RiskCategory.HARM_TO_OTHERS, RiskCategory.ABUSE]
+
+
+@dataclass(frozen=True)
+class PatternHit:
+    """One phrase that matched, and how risk was said there."""
+
+    category: RiskCategory
+    kind: str
+    phrase: str
+
+
+_COMPILED = [(category, kind, re.compile(pattern, re.IGNORECASE))
+             for category, kinds in _PATTERNS.items() for kind, patterns in kinds.items() for pattern in patterns]
+
+
+def normalize(text: str) -> str:
+    """Straight apostrophes and single spaces, so one pattern covers the ways people type."""
+    return re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'"))
+
+
+def find(text: str) -> list[PatternHit]:
+    """Every risk phrase in ``text`` that is not told as past and done."""
+    hits: list[PatternHit] = []
+    for clause in _CLAUSE.split(normalize(text)):
+        told_as_past = bool(_PAST.search(clause)) and not _PRESENT.search(clause)
+        if told_as_past:
+            continue
+        for category, kind, pattern in _COMPILED:
+            hits += [PatternHit(category, kind, m.group(0)) for m in pattern.finditer(clause)]
+    return hits
 
 
 def screen(text: str) -> SafetyAssessment:
-    """Screen text for disclosures of self-harm, abuse or a medical emergency."""
-    normalized = text.replace("’", "'")
-    hits: dict[RiskCategory, list[str]] = {}
-    for category, patterns in _COMPILED.items():
-        found = [m.group(0) for p in patterns for m in p.finditer(normalized)]
-        if found:
-            hits[category] = found
-    for category in _PRIORITY:
-        if category in hits:
-            score = min(1.0, 0.6 + 0.2 * len(hits[category]))
-            matched = [phrase for cat in _PRIORITY for phrase in hits.get(cat, [])]
-            return SafetyAssessment(category=category, matched=matched, score=score)
-    return SafetyAssessment()
+    """The patterns' own verdict: every category with a phrase, the most urgent first."""
+    hits = find(text)
+    categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
+    if not categories:
+        return SafetyAssessment()
+    score = min(1.0, 0.6 + 0.2 * len(hits))
+    return SafetyAssessment(category=categories[0], categories=categories,
+                            matched=[h.phrase for h in hits], score=score)

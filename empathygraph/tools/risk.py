@@ -1,0 +1,122 @@
+"""Risk assessment: combine the signals recall-first, each kept with its score for the trace.
+
+Signals: the phrase patterns (``tools/safety.py``), the trained classifier over the
+message and its sentences (``tools/risk_classifier.py``), the same classifier over the
+last few turns read together (risk said across several messages), and, added by the
+risk agent, the LLM's reading and the session's earlier disclosures. Any signal that
+fires routes the turn to the crisis protocol: a false alarm costs one careful reply, a
+miss can cost far more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from empathygraph.schemas import RiskCategory, RiskSignal, RiskSource, SafetyAssessment
+from empathygraph.tools import safety
+from empathygraph.tools.risk_classifier import CATEGORIES, RiskHead, RiskScores, sentences
+from empathygraph.tools.safety import PRIORITY, PatternHit
+
+
+def pattern_signal(hits: Sequence[PatternHit]) -> RiskSignal:
+    """The patterns fire on any phrase; the detail names each phrase and how risk was said."""
+    categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
+    detail = "; ".join(f'"{h.phrase}" ({h.category.value}: {h.kind})' for h in hits)
+    return RiskSignal(source="patterns", score=1.0 if hits else 0.0, threshold=1.0, fired=bool(hits),
+                      categories=categories, detail=detail)
+
+
+def classifier_signal(scores: RiskScores, head: RiskHead, source: RiskSource = "classifier",
+                      threshold: float | None = None) -> RiskSignal:
+    """The classifier fires at its calibrated threshold (lower in a careful session).
+
+    Its categories are those at or above the head's category threshold, or the likeliest
+    one when none is: a disclosure always names what kind of help it needs.
+    """
+    threshold = head.threshold if threshold is None else threshold
+    fired = scores.any_risk >= threshold
+    ranked = sorted(CATEGORIES, key=lambda c: scores.categories[c], reverse=True)
+    likely = [c for c in ranked if scores.categories[c] >= head.category_threshold] or ranked[:1]
+    return RiskSignal(source=source, score=round(scores.any_risk, 4), threshold=round(threshold, 4), fired=fired,
+                      categories=[c for c in PRIORITY if c in likely], detail=scores.where[:300])
+
+
+def combine(signals: Sequence[RiskSignal], *, matched: Sequence[str] = (), careful: bool = False) -> SafetyAssessment:
+    """At risk when any signal fired; categories are the fired signals', most urgent first.
+
+    Args:
+        signals: every signal weighed, fired or not (all are kept for the trace).
+        matched: the phrases the patterns found.
+        careful: the session disclosed risk in an earlier turn.
+    """
+    fired = [s for s in signals if s.fired]
+    found = {c for s in fired for c in s.categories} - {RiskCategory.NONE}
+    categories = [c for c in PRIORITY if c in found]
+    if fired and not categories:  # e.g. the LLM said yes without saying what kind: treat as self-harm, the widest protocol
+        categories = [RiskCategory.SELF_HARM]
+    score = max((s.score for s in signals), default=0.0)
+    return SafetyAssessment(
+        category=categories[0] if categories else RiskCategory.NONE,
+        categories=categories,
+        matched=list(matched),
+        score=round(min(1.0, score), 4),
+        signals=list(signals),
+        careful=careful,
+    )
+
+
+def llm_signal(p_yes: float, threshold: float, classifier: RiskSignal | None, gray: float, question: str) -> RiskSignal:
+    """The LLM's yes/no reading fires only beside a classifier that is at least unsure (score >= ``gray``).
+
+    On its own the small default model says yes too easily to be trusted (a finished
+    marathon drew P(yes) 0.89 under a cautious prompt), so it may only tip a borderline case.
+    """
+    backed = classifier is None or classifier.score >= gray
+    return RiskSignal(source="llm", score=round(p_yes, 4), threshold=threshold, fired=backed and p_yes >= threshold,
+                      categories=list(classifier.categories) if classifier else [], detail=question)
+
+
+class RiskScreen:
+    """Patterns, the classifier over the message and its sentences, and over the last few turns together.
+
+    Args:
+        head: the trained classifier heads; None screens with the patterns alone.
+        encode: the sentence encoder the heads were trained on (texts -> unit embeddings).
+    """
+
+    def __init__(self, head: RiskHead | None = None, encode: Callable[[list[str]], np.ndarray] | None = None) -> None:
+        if head is not None and encode is None:
+            raise ValueError("a risk head needs the encoder it was trained on")
+        self.head, self.encode = head, encode
+
+    def _scores(self, text: str, embedding: np.ndarray | None) -> RiskScores:
+        assert self.head is not None and self.encode is not None
+        pieces = sentences(text)
+        rows = [embedding] if embedding is not None else []
+        todo = ([] if embedding is not None else [text]) + pieces
+        if todo:
+            rows += list(self.encode(todo))
+        return self.head.score([text, *pieces], np.array(rows))
+
+    def assess(self, words: str, earlier: Sequence[str] = (), *, careful: bool = False,
+               embedding: np.ndarray | None = None) -> SafetyAssessment:
+        """Assess one turn's words.
+
+        Args:
+            words: everything the person said this turn (typed and transcribed).
+            earlier: their earlier messages in this session, oldest first (the last few are read with this one).
+            careful: the session disclosed risk before; the classifier fires at its lower (gray) threshold.
+            embedding: the encoder's embedding of ``words`` if already computed (the text-emotion tool's).
+        """
+        hits = safety.find(words)
+        signals = [pattern_signal(hits)]
+        if self.head is not None and words.strip():
+            threshold = self.head.gray if careful else self.head.threshold
+            signals.append(classifier_signal(self._scores(words, embedding), self.head, threshold=threshold))
+            if earlier:
+                together = " ".join([*earlier, words])
+                signals.append(classifier_signal(self.head.score([together], self.encode([together])), self.head,
+                                                 source="context", threshold=threshold))
+        return combine(signals, matched=[h.phrase for h in hits], careful=careful)
