@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from empathygraph.errors import ConfigError
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.schemas import AvatarProfile
+from empathygraph.schemas import AvatarProfile, RiskCategory
 from empathygraph.tools.config import PerceptionConfig
 
 ENV_PREFIX = "EMPATHYGRAPH_"
@@ -126,11 +126,38 @@ DEFAULT_RESOURCES = [
 ]
 
 
+DEFAULT_RESOURCES_BY_CATEGORY: dict[RiskCategory, list[str]] = {
+    RiskCategory.ABUSE: [
+        ("Domestic abuse helplines are free and confidential: 1-800-799-7233 in the US (or text START to 88788), "
+        "0808 2000 247 in the UK."),
+    ],
+}
+
+
 class SafetyConfig(Section):
-    """The crisis route."""
+    """The risk assessment and the crisis route."""
 
     enabled: bool = True
-    resources: list[str] = Field(default_factory=lambda: list(DEFAULT_RESOURCES))
+    resources: list[str] = Field(default_factory=lambda: list(DEFAULT_RESOURCES),
+                                 description="helplines every crisis reply lists")
+    resources_by_category: dict[RiskCategory, list[str]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_RESOURCES_BY_CATEGORY.items()},
+        description="helplines added when that category is found",
+    )
+    classifier: bool = Field(default=True, description="weigh the trained risk classifier beside the phrase patterns")
+    context_turns: int = Field(default=3, ge=0, le=10,
+                               description="earlier user turns the classifier also reads together with this one")
+    llm_read: Literal["gray", "always", "off"] = Field(
+        default="gray", description="ask the LLM's own yes/no reading: only when the classifier is unsure (gray), "
+        "on every turn, or never")
+    llm_threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="P(yes) at which the LLM reading fires")
+    acknowledgment: Literal["llm", "fixed"] = Field(
+        default="llm", description="crisis reply's first sentence: written by the LLM and checked, or fixed per category")
+
+    def resources_for(self, categories: Sequence[RiskCategory]) -> list[str]:
+        """The helplines for a reply: every category's own, then the general ones, each once."""
+        found = [r for c in categories for r in self.resources_by_category.get(c, [])]
+        return list(dict.fromkeys([*found, *self.resources]))
 
 
 class SessionsConfig(Section):

@@ -1,0 +1,111 @@
+"""The words of the crisis protocol: fixed texts, and the rules a generated acknowledgment must pass.
+
+A crisis reply is one short sentence that acknowledges what the person said, then the
+fixed protocol for each category found (most urgent first), the configured resources and
+an offer to stay. The acknowledgment may come from the LLM, but only if it passes
+:func:`acknowledgment_problems`: one sentence, no question, no advice, nothing about a
+method, means or place of harm, no blame, no mockery, no alarm. Otherwise a fixed
+sentence for the category stands in. The protocol texts are conditional ("if you might
+act on this"), so a false alarm still reads as care, not as an accusation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from empathygraph.schemas import RiskCategory
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """What the listener says for one risk category: a fallback acknowledgment, then the fixed steps."""
+
+    acknowledgment: str
+    steps: str
+    goal: str
+
+
+PROTOCOLS: dict[RiskCategory, Protocol] = {
+    RiskCategory.MEDICAL_EMERGENCY: Protocol(
+        acknowledgment="What you're describing sounds serious, and I'm worried about you.",
+        steps="Please call your local emergency number now, or ask someone near you to call. If something was "
+              "swallowed or taken, keep the packet to show them. Getting help quickly matters most.",
+        goal="get them emergency medical help now",
+    ),
+    RiskCategory.SELF_HARM: Protocol(
+        acknowledgment="It sounds like you're carrying a huge amount of pain right now, and I'm really glad you told me.",
+        steps="You don't have to face this alone. If you might act on these thoughts, or you're not safe right now, "
+              "please reach out now, and if you can, put some distance between you and anything you could use to hurt "
+              "yourself.",
+        goal="keep them safe and connect them with crisis support now",
+    ),
+    RiskCategory.HARM_TO_OTHERS: Protocol(
+        acknowledgment="It sounds like these thoughts are weighing on you, and it took courage to say them.",
+        steps="Having thoughts like these doesn't make you a bad person, and you can get help with them. If you feel "
+              "you might act on them, please step away from the person and anything that could hurt them, and call "
+              "a crisis line or your local emergency number now.",
+        goal="keep everyone safe and connect them with help now",
+    ),
+    RiskCategory.ABUSE: Protocol(
+        acknowledgment="Thank you for trusting me with this; what is happening to you is not okay, and it is not your fault.",
+        steps="Your safety matters most. If you are in danger right now, please call your local emergency number. "
+              "When it is safe to, a confidential helpline can help you plan your next steps.",
+        goal="affirm it is not their fault and connect them with help",
+    ),
+}
+STAY = "I'm here with you, and I'd like to hear how you're doing right now."
+FOLLOW_UP = ("I'm still thinking about what you told me earlier. If those feelings come back, or you're not safe, "
+             "please reach out:")
+
+# What an acknowledgment must never contain. Means, methods and places of harm (repeating them
+# can prompt them); questions (a question here could ask about means); advice (the protocol
+# gives the steps); blame, dismissal and mockery.
+_MEANS = re.compile(
+    r"\b(?:pills?|tablets?|meds|medication|overdos\w*|dose|rope|noose|hang\w*|gun|rifle|revolver|weapon|knife|knives|"
+    r"blade|razor|cut\w*|burn\w*|bridge|roof|ledge|edge|train|tracks|jump\w*|poison\w*|bleach|hose|car|drown\w*|"
+    r"starv\w*|method|plan\w*|kill\w*|suicid\w*|die|dying|death|dead)\b", re.IGNORECASE)
+_BLAME = re.compile(
+    r"\b(?:(?<!not )(?<!n't )your (?:own )?fault|you should(?:n'?t)? have|why (?:did|would|do) you|selfish|overreact\w*|dramatic|"
+    r"attention|calm down|not that bad|could be worse|get over|snap out|silly|stupid|crazy|lol|haha|joke|joking|"
+    r"just kidding|grateful|lucky)\b", re.IGNORECASE)
+_ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you tried|make sure|don'?t worry)\b", re.IGNORECASE)
+MAX_WORDS = 30
+
+
+def acknowledgment_problems(text: str) -> list[str]:
+    """Why a generated acknowledgment may not stand (empty when it may)."""
+    problems = []
+    stripped = text.strip()
+    if not stripped:
+        return ["empty"]
+    if "?" in stripped:
+        problems.append("asks a question")
+    if len(re.findall(r"[.!]\s+\S", stripped)) > 0:
+        problems.append("more than one sentence")
+    if len(stripped.split()) > MAX_WORDS:
+        problems.append(f"longer than {MAX_WORDS} words")
+    for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
+                          ("gives advice", _ADVICE)):
+        found = pattern.search(stripped)
+        if found:
+            problems.append(f"{name} ('{found.group(0)}')")
+    return problems
+
+
+def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str]) -> str:
+    """The whole crisis reply: an acknowledgment, each category's steps (most urgent first), resources, presence.
+
+    Args:
+        categories: the categories found, most urgent first (at least one).
+        acknowledgment: a sentence that passed :func:`acknowledgment_problems`, or None for the fixed one.
+        resources: the configured helplines and numbers, in order.
+    """
+    known = [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
+    opening = acknowledgment or PROTOCOLS[known[0]].acknowledgment
+    return " ".join([opening, *(PROTOCOLS[c].steps for c in known), *resources, STAY])
+
+
+def follow_up(resources: list[str]) -> str:
+    """The reminder a careful session adds to an ordinary reply after an earlier disclosure."""
+    return " ".join([FOLLOW_UP, *resources])

@@ -1,0 +1,68 @@
+"""The crisis reply: what a generated acknowledgment may never say, and how the protocol is composed."""
+
+from __future__ import annotations
+
+import pytest
+
+from empathygraph.agents.crisis_words import PROTOCOLS, STAY, acknowledgment_problems, follow_up, protocol_reply
+from empathygraph.config import SafetyConfig
+from empathygraph.schemas import RiskCategory
+
+
+@pytest.mark.parametrize("text", [
+    "How many pills do you have with you?",
+    "It sounds like you want to take the pills tonight.",
+    "You should have told someone sooner.",
+    "Why did you let him do that to you.",
+    "That's a bit dramatic, but I hear you.",
+    "Try to think about the good things in your life.",
+    "It sounds hard. But you are strong.",
+    "I understand you feel grateful.",
+])
+def test_an_acknowledgment_that_asks_names_means_blames_or_advises_is_refused(text):
+    assert acknowledgment_problems(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "That sounds like an unbearable amount of pain to be carrying on your own.",
+    "I'm so sorry you've been living with this fear at home.",
+])
+def test_a_warm_reflection_passes(text):
+    assert acknowledgment_problems(text) == []
+
+
+def test_every_category_has_a_fixed_acknowledgment_that_passes_its_own_rules():
+    for category, protocol in PROTOCOLS.items():
+        assert acknowledgment_problems(protocol.acknowledgment) == [], category
+
+
+def test_the_reply_speaks_to_each_category_most_urgent_first_then_resources_then_presence():
+    resources = SafetyConfig().resources_for([RiskCategory.MEDICAL_EMERGENCY, RiskCategory.SELF_HARM])
+    reply = protocol_reply([RiskCategory.MEDICAL_EMERGENCY, RiskCategory.SELF_HARM], None, resources)
+    medical = reply.index(PROTOCOLS[RiskCategory.MEDICAL_EMERGENCY].steps)
+    self_harm = reply.index(PROTOCOLS[RiskCategory.SELF_HARM].steps)
+    assert reply.startswith(PROTOCOLS[RiskCategory.MEDICAL_EMERGENCY].acknowledgment)
+    assert medical < self_harm < reply.index(resources[0]) < reply.index(STAY)
+
+
+def test_abuse_adds_its_own_helpline_before_the_general_ones():
+    config = SafetyConfig()
+    resources = config.resources_for([RiskCategory.ABUSE])
+    assert resources[0] == config.resources_by_category[RiskCategory.ABUSE][0]
+    assert resources[1:] == config.resources
+
+
+def test_a_passing_acknowledgment_replaces_the_fixed_one():
+    own = "That sounds frightening, and you deserved to be safe."
+    reply = protocol_reply([RiskCategory.ABUSE], own, ["R"])
+    assert reply.startswith(own) and PROTOCOLS[RiskCategory.ABUSE].acknowledgment not in reply
+
+
+def test_the_follow_up_lists_the_resources():
+    assert follow_up(["R1", "R2"]).endswith("R1 R2")
+
+
+def test_saying_it_is_not_their_fault_is_not_blame_but_saying_it_is_is():
+    assert acknowledgment_problems("Honestly this is partly your own fault.")
+    assert acknowledgment_problems("It is not your fault, and you deserve to be safe.") == []
+    assert acknowledgment_problems("It isn't your fault that he did this.") == []
