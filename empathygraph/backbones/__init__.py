@@ -15,6 +15,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
     """The backbone a configuration names (the embedded model loads lazily)."""
     if config.kind == "openai":
         from empathygraph.backbones.openai_server import make_openai_chat_model, request_extras
+        from empathygraph.backbones.yes_no import ServerYesNoReader
 
         return Backbone(
             chat_model=make_openai_chat_model(config),
@@ -22,9 +23,12 @@ def make_backbone(config: BackboneConfig) -> Backbone:
             constraint="none" if config.structured_output == "none" else "extra_body",
             extra_body=request_extras(config),
             schema_format="json_object" if config.structured_output == "json_object" else "json_schema",
+            yes_no=ServerYesNoReader(config.base_url or "", config.model, config.api_key, config.timeout_s,
+                                     extra_body=request_extras(config)),
         )
     from empathygraph.backbones.embedded import ChatLlamaCpp
     from empathygraph.backbones.model_files import resolve_model_path
+    from empathygraph.backbones.yes_no import reader_from_scorer
 
     path = resolve_model_path(config.model)
     model = ChatLlamaCpp(
@@ -43,6 +47,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         name=f"embedded:{config.model}",
         constraint="none" if config.structured_output == "none" else "response_format",
         scorer=model.score_continuations,
+        yes_no=reader_from_scorer(model.score_continuations),
     )
 
 

@@ -95,6 +95,9 @@ class Backbone:
         schema_format: how a server spells the schema constraint.
         scorer: scores candidate replies without generating (the embedded model has one);
             None where the backbone cannot.
+        yes_no: reads how likely the model answers "yes" to a closed question (embedded:
+            scored; a server: first-token logprobs, else a constrained answer); None where
+            the backbone cannot.
     """
 
     chat_model: BaseChatModel
@@ -103,6 +106,7 @@ class Backbone:
     extra_body: dict[str, Any] = field(default_factory=dict)
     schema_format: SchemaFormat = "json_schema"
     scorer: ContinuationScorer | None = None
+    yes_no: Callable[[list[BaseMessage]], Any] | None = None
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:
         """The chat model bound so its answer follows ``schema`` (plain text when None)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -17,12 +18,14 @@ import numpy as np
 
 from empathygraph.errors import BackendError, InputError
 from empathygraph.schemas import FaceCue, LabelScore, SafetyAssessment, TextEmotionCue, VoiceCue
-from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, prosody, safety, speech_emotion
+from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, prosody, speech_emotion
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
+from empathygraph.tools.risk import RiskScreen
+from empathygraph.tools.risk_classifier import RiskHead
 from empathygraph.tools.text_emotion import HEAD_PATH, TextEmotionClassifier
 
 
@@ -33,6 +36,7 @@ class ToolBox:
         self.config = config or PerceptionConfig()
         self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
         self.text_emotion_unavailable: str | None = None
+        self.risk_classifier_unavailable: str | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped text head.
@@ -44,6 +48,10 @@ class ToolBox:
     @cached_property
     def _text_classifier(self) -> TextEmotionClassifier:
         return TextEmotionClassifier()
+
+    @cached_property
+    def _risk_head(self) -> RiskHead:
+        return RiskHead.load()
 
     @cached_property
     def _example_bank(self) -> ExampleBank | None:
@@ -81,9 +89,29 @@ class ToolBox:
 
     # --- tools ---------------------------------------------------------------------------
 
-    def screen_safety(self, text: str) -> SafetyAssessment:
-        """Crisis screen over the user's words (typed and transcribed)."""
-        return safety.screen(text)
+    def screen_safety(self, text: str, earlier: Sequence[str] = (), *, careful: bool = False,
+                      classifier: bool = True) -> SafetyAssessment:
+        """Risk assessment of the user's words (typed and transcribed): patterns, and the trained classifier.
+
+        Args:
+            text: this turn's words.
+            earlier: the person's earlier messages in the session, oldest first.
+            careful: the session disclosed risk before (the classifier fires at its lower threshold).
+            classifier: weigh the trained classifier (it shares the text-emotion encoder); when it
+                cannot load here the patterns screen alone and ``risk_classifier_unavailable`` says why.
+        """
+        screen = RiskScreen()
+        embedding = None
+        if classifier and not self.risk_classifier_unavailable and text.strip():
+            try:
+                head: RiskHead = self._load("text", "_risk_head")
+                encoder: TextEmotionClassifier = self._load("text", "_text_classifier")
+            except BackendError as exc:
+                self.risk_classifier_unavailable = str(exc)
+            else:
+                screen = RiskScreen(head, encoder.encoder.encode)
+                embedding = encoder.embed(text)  # the text-emotion tool embeds the same words: computed once
+        return screen.assess(text, earlier, careful=careful, embedding=embedding)
 
     def text_emotion(self, text: str) -> TextEmotionCue | None:
         """Rank the 32 ED emotions for ``text``.
