@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from empathygraph.eval.consistency import expression_agreement, geometry_agreement, lipsync_r
 from empathygraph.generators import GeneratorsConfig, build_renderer
-from empathygraph.generators.consistency import expression_agreement, geometry_agreement, lipsync_r
 from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion, ResponsePlan, SpeechStyle
 
 TWO_SENTENCES = "I'm really sorry you're going through this. I'm here with you, and we can take it one step at a time."

@@ -118,8 +118,6 @@ def models_list() -> None:
 import empathygraph.cli_chat
 import empathygraph.cli_graph
 import empathygraph.cli_trace  # noqa: F401
-
-
 from empathygraph.eval import cli as _eval_cli  # noqa: E402,F401 - registers `empathygraph eval`
 
 

@@ -1,5 +1,9 @@
 """Run configuration: YAML file, then environment, then command-line overrides.
 
+Each package keeps its own section beside its code (``backbones/config.py``,
+``agents/config.py``, ``tools/config.py``, ``generators/config.py``); this module
+composes them with the sections that span the run (safety route, session store).
+
 Every section forbids unknown keys, so a typo is an error that names the key.
 Environment overrides look like ``EMPATHYGRAPH_BACKBONE__BASE_URL=http://...``;
 command-line overrides like ``--set backbone.model=fast``.
@@ -15,108 +19,19 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from empathygraph.agents.config import AgentsConfig
+from empathygraph.backbones.config import BackboneConfig
 from empathygraph.errors import ConfigError
 from empathygraph.generators.config import GeneratorsConfig
+from empathygraph.paths import default_home
 from empathygraph.schemas import AvatarProfile, RiskCategory
 from empathygraph.tools.config import PerceptionConfig
 
 ENV_PREFIX = "EMPATHYGRAPH_"
 
 
-def default_home() -> Path:
-    """Folder for caches and session databases (``EMPATHYGRAPH_HOME`` or ~/.cache/empathygraph)."""
-    return Path(os.environ.get("EMPATHYGRAPH_HOME", Path.home() / ".cache" / "empathygraph"))
-
-
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class BackboneConfig(Section):
-    """The LLM every agent reasons with."""
-
-    kind: Literal["embedded", "openai"] = "embedded"
-    model: str = Field(
-        default="qwen2.5-coder-1.5b",
-        description="embedded: a preset name (qwen2.5-coder-1.5b, fast) or a GGUF path; "
-        "openai: the model name the server serves",
-    )
-    base_url: str | None = Field(default=None, description="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
-    api_key: str = "EMPTY"
-    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=200, ge=16)
-    seed: int = 0
-    repeat_penalty: float = Field(
-        default=1.0, ge=1.0, le=2.0, description=">1 discourages loops (small models repeat themselves); vLLM: repetition_penalty"
-    )
-    n_ctx: int = Field(default=4096, ge=512)
-    n_threads: int | None = Field(default=None, description="embedded: CPU threads (default: all cores)")
-    draft_tokens: int = Field(
-        default=3, ge=0, le=8,
-        description="embedded: tokens drafted by prompt lookup and checked in one batch (0: off); "
-        "sampled from the same distribution",
-    )
-    json_drafts: bool = Field(
-        default=True,
-        description="embedded: draft what a JSON answer's schema forces next (keys, punctuation, the rest of an "
-        "allowed value) and check it in one batch; sampled from the same distribution",
-    )
-    timeout_s: float = Field(default=120.0, gt=0)
-    connect_timeout_s: float = Field(default=10.0, gt=0)
-    thinking: bool | None = Field(
-        default=False, description="let Qwen3-style models think before answering; null sends no switch"
-    )
-    structured_output: Literal["json_schema", "json_object", "none"] = Field(
-        default="json_schema",
-        description="constrain decoding to each agent's JSON schema: json_schema (OpenAI/vLLM spelling), "
-        "json_object (llama-cpp-python server spelling) or none",
-    )
-
-
-class AgentsConfig(Section):
-    """How the agents reason."""
-
-    reflection_rounds: int = Field(default=1, ge=0, le=5, description="most times reflection may send a reply back")
-    reflection_llm: Literal["auto", "always", "never"] = Field(
-        default="auto",
-        description="ask the LLM critic as well as the rule checks; auto: only on a server backbone "
-        "(on the embedded CPU model it costs ~2 s a turn and a ~6 s rewrite when it objects)",
-    )
-    repair_attempts: int = Field(default=1, ge=0, le=3, description="re-asks after an invalid output")
-    perception_llm: Literal["auto", "always", "never"] = Field(
-        default="auto", description="auto: ask the LLM to fuse cues only when a turn has several modalities"
-    )
-    emotion_label: Literal["fused", "auto", "classifier", "llm"] = Field(
-        default="fused",
-        description="the text classifier decides when confident; below that, fused: its top labels are "
-        "weighed by the LLM's likelihood of each (needs a backbone that scores, e.g. the embedded one; "
-        "else as auto), auto: the LLM names the emotion; classifier: always the classifier; llm: always the LLM",
-    )
-    classifier_min_confidence: float = Field(default=0.25, ge=0.0, le=1.0)
-    fusion_top_k: int = Field(
-        default=3, ge=2, le=32,
-        description="classifier labels the fusion weighs (at most perception.text_emotion_top_k, which it is given)",
-    )
-    fusion_llm_weight: float = Field(
-        default=0.3, ge=0.0, description="weight of the LLM's log-likelihood (scripts/tune_emotion_policy.py)"
-    )
-    emotion_choices: int = Field(
-        default=0, ge=0, le=32,
-        description="when the LLM names the emotion, it chooses among the classifier's top N (0: all 32)",
-    )
-    cause_quote: Literal["free", "clause"] = Field(
-        default="free",
-        description="free: the LLM copies words of the message and a misquote is re-asked; "
-        "clause: decoding is constrained to one of the message's clauses (never a misquote; for weak models)",
-    )
-    strategy_label: Literal["auto", "prior", "llm"] = Field(
-        default="prior",
-        description="prior: the trained ESConv strategy prior decides (measured best on ESConv valid); "
-        "auto: the prior when confident, else the LLM among its likeliest; llm: the LLM alone",
-    )
-    prior_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    reply_max_words: int = Field(default=30, ge=5, description="asked of the LLM; 1.5x this is refused")
-    history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
 
 
 DEFAULT_RESOURCES = [

@@ -25,6 +25,10 @@ class StructuredOutputError(EmpathyGraphError):
     """An agent's output stayed invalid after the bounded repair attempts."""
 
 
+class DatasetError(EmpathyGraphError):
+    """A dataset file is missing, unreadable or of the wrong format as a whole."""
+
+
 class InputError(EmpathyGraphError):
     """A turn's input is unusable: empty, unreadable, or of a wrong kind.
 

@@ -14,12 +14,12 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.emotion_fusion import fused_label
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
-from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import (

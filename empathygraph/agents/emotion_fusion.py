@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.steps import agent_record
 from empathygraph.backbones.base import Backbone
-from empathygraph.config import AgentsConfig
 from empathygraph.schemas import EDEmotion, TextEmotionCue
 from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample

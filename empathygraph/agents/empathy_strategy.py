@@ -7,11 +7,11 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import default_prior
 from empathygraph.agents.structured import ask, with_choices
-from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import EmpathyPlan, Strategy

@@ -16,12 +16,12 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.response import word_count
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
-from empathygraph.config import AgentsConfig
 from empathygraph.context import RunContext
 from empathygraph.schemas import AvatarProfile, Critique, EmotionAnalysis, EmpathyPlan, ResponsePlan, Strategy
 from empathygraph.state import MergState

@@ -5,8 +5,8 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 from empathygraph.backbones.base import Backbone, json_schema_format
+from empathygraph.backbones.config import BackboneConfig
 from empathygraph.backbones.scripted import ScriptedChatModel
-from empathygraph.config import BackboneConfig
 
 __all__ = ["Backbone", "ScriptedChatModel", "json_schema_format", "make_backbone", "wrap_chat_model"]
 

@@ -14,8 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from empathygraph.config import default_home
 from empathygraph.errors import BackendError
+from empathygraph.paths import default_home
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 from langchain_openai import ChatOpenAI
 
-from empathygraph.config import BackboneConfig
+from empathygraph.backbones.config import BackboneConfig
 from empathygraph.errors import BackendError
 
 

@@ -1,4 +1,7 @@
-"""Read JSON and JSON Lines files item by item, keeping each item's line number for error messages."""
+"""Read JSON files item by item, keeping each item's line number for error messages.
+
+JSON Lines files are read by ``empathygraph.jsonl`` (shared with the perception tools).
+"""
 
 from __future__ import annotations
 
@@ -7,22 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from empathygraph.errors import EmpathyGraphError
-
-
-class DatasetError(EmpathyGraphError):
-    """A dataset file is missing, unreadable or of the wrong format as a whole."""
-
-
-def read_text(path: str | Path) -> str:
-    """The file's text; a clear error when it is missing or not text."""
-    path = Path(path)
-    if not path.is_file():
-        raise DatasetError(f"dataset file not found: {path}")
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise DatasetError(f"{path}: is not a UTF-8 text file") from None
+from empathygraph.errors import DatasetError
+from empathygraph.jsonl import read_text
 
 
 def _line_of(text: str, offset: int) -> int:

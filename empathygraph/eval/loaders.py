@@ -12,8 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from empathygraph.eval.jsonfile import DatasetError, iter_json_items, iter_jsonl, read_text
+from empathygraph.errors import DatasetError
+from empathygraph.eval.jsonfile import iter_json_items
 from empathygraph.eval.samples import BadRecord, LoadResult, Sample, Utterance
+from empathygraph.jsonl import iter_jsonl, read_text
 from empathygraph.schemas import CoarseEmotion, EDEmotion, Strategy
 
 

@@ -142,6 +142,6 @@ def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expre
 
 
 def _expression_agreement(videos, reader):
-    from empathygraph.generators.consistency import expression_agreement
+    from empathygraph.eval.consistency import expression_agreement
 
     return expression_agreement(videos, reader)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.eval.jsonfile import iter_jsonl
+from empathygraph.jsonl import iter_jsonl
 from empathygraph.schemas import EDEmotion
 from empathygraph.tools.text_emotion import SentenceEncoder, cached_embeddings
 

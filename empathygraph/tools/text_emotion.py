@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.config import default_home
 from empathygraph.errors import BackendError
+from empathygraph.paths import default_home
 from empathygraph.schemas import EDEmotion, LabelScore
 
 HEAD_PATH = Path(__file__).parent / "data" / "text_emotion_head.npz"

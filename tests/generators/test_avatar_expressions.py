@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from empathygraph.eval.consistency import EXPECTED_GEOMETRY, geometry_agreement
 from empathygraph.generators.avatar_procedural import ProceduralHead, mouth_area, mouth_shape
-from empathygraph.generators.consistency import EXPECTED_GEOMETRY, geometry_agreement
 from empathygraph.generators.face_motion import EXPRESSIONS, Expression, FaceTrack
 from empathygraph.schemas import AgeGroup, AvatarProfile, CoarseEmotion, Gender
 
