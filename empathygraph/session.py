@@ -15,11 +15,11 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, Field
 
+from empathygraph.agents.strategy_prior import StrategyPredictor, default_prior
 from empathygraph.backbones import make_backbone
 from empathygraph.backbones.base import Backbone
 from empathygraph.config import Config
-from empathygraph.context import RunContext
-from empathygraph.generators.base import MediaRenderer
+from empathygraph.context import MediaRenderer, RunContext
 from empathygraph.graphs.merg import build_graph
 from empathygraph.schemas import Critique, EmotionAnalysis, EmpathyPlan, PerceptionReport, ResponsePlan
 from empathygraph.state import HistoryEntry, TurnInput
@@ -86,6 +86,7 @@ class Empathizer:
         graph: a compiled graph (e.g. from ``build_graph`` with custom agents).
         toolbox: perception tools; default from ``config.perception``.
         renderer: media generators; default from ``config.generators``.
+        strategy_prior: ranks the support strategies; default: the shipped ESConv prior.
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class Empathizer:
         graph: CompiledStateGraph | None = None,
         toolbox: ToolBox | None = None,
         renderer: MediaRenderer | None = None,
+        strategy_prior: StrategyPredictor | None = None,
     ) -> None:
         self.config = config or Config()
         self.graph = graph if graph is not None else build_graph(self.config)
@@ -103,6 +105,7 @@ class Empathizer:
         self.toolbox = toolbox or ToolBox(self.config.perception)
         self._renderer = renderer
         self._renderer_built = renderer is not None
+        self.strategy_prior = strategy_prior if strategy_prior is not None else default_prior()
 
     @property
     def backbone(self) -> Backbone:
@@ -123,6 +126,7 @@ class Empathizer:
             config=self.config,
             backbone=self.backbone,
             toolbox=self.toolbox,
+            strategy_prior=self.strategy_prior,
             renderer=self.renderer if out_dir is not None else None,
             out_dir=out_dir,
         )

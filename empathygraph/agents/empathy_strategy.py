@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import build_messages, words_of_turn
 from empathygraph.agents.steps import agent_record
-from empathygraph.agents.strategy_prior import default_prior
+from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask, with_choices
 from empathygraph.context import RunContext
 from empathygraph.errors import StructuredOutputError
@@ -62,9 +62,8 @@ def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
     return [entry.strategy.value for entry in state.get("history", [])[-count:]]
 
 
-def prior_ranking(state: MergState) -> list[tuple[Strategy, float]]:
-    """The trained strategy prior's ranking for this turn (empty when it is not installed)."""
-    prior = default_prior()
+def prior_ranking(prior: StrategyPredictor | None, state: MergState) -> list[tuple[Strategy, float]]:
+    """The strategy prior's ranking for this turn (empty without a prior)."""
     if prior is None:
         return []
     history = state.get("history", [])
@@ -92,7 +91,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     started = time.perf_counter()
     config = runtime.context.config.agents
     previous = _previous_strategies(state)
-    ranked = prior_ranking(state)
+    ranked = prior_ranking(runtime.context.strategy_prior, state)
     chosen = prior_choice(ranked, config)
     schema: type[StrategyDraft] | type[GoalDraft]
     if chosen is not None:

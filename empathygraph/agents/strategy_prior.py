@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -38,6 +39,12 @@ def context_features(previous: Strategy | None, position: int) -> np.ndarray:
     pos = np.zeros(len(POSITION_BUCKETS), np.float32)
     pos[max(i for i, b in enumerate(POSITION_BUCKETS) if position >= b)] = 1.0
     return np.concatenate([prev, pos])
+
+
+class StrategyPredictor(Protocol):
+    """Anything that ranks the next strategy for a turn (``StrategyPrior`` is one)."""
+
+    def predict(self, seeker_text: str, previous: Strategy | None, position: int) -> list[tuple[Strategy, float]]: ...
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from empathygraph.agents.prompting import SYSTEM_PROMPT
+from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask
 from empathygraph.backbones.base import Backbone
 from empathygraph.eval.samples import Sample, Utterance
@@ -200,12 +201,6 @@ class SinglePromptSystem:
             return Prediction(**common, error=answer.error)
         return Prediction(**common, emotion=draft.emotion, coarse=ED_TO_COARSE[draft.emotion], strategy=draft.strategy,
                           reply=draft.reply.strip(), causes=[draft.cause.strip()], label_source="llm")
-
-
-class StrategyPredictor(Protocol):
-    """Anything that names the next strategy for a sample (see ``agents.strategy_prior``)."""
-
-    def predict(self, seeker_text: str, previous: Strategy | None, position: int) -> list[tuple[Strategy, float]]: ...
 
 
 def previous_strategy(sample: Sample) -> Strategy | None:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from empathygraph.generators.base import (
     AvatarAnimator,
     GeneratorError,
-    MediaRenderer,
     RenderedMedia,
     Speech,
     SpeechChunk,
@@ -26,7 +25,6 @@ __all__ = [
     "AvatarAnimator",
     "GeneratorError",
     "GeneratorsConfig",
-    "MediaRenderer",
     "PlanRenderer",
     "RenderedMedia",
     "Speech",

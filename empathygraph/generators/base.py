@@ -1,9 +1,9 @@
 """What a media generator offers the graph: render a response plan to files.
 
-Three small protocols sit here:
+Two small protocols sit here:
 - ``SpeechSynthesizer``: reply text + style + profile -> speech, sentence by sentence;
-- ``AvatarAnimator``: speech + directives + profile -> a talking-face MP4;
-- ``MediaRenderer``: the one object the graph's render node calls.
+- ``AvatarAnimator``: speech + directives + profile -> a talking-face MP4.
+The graph sees a renderer (``PlanRenderer``) only through ``context.MediaRenderer``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from empathygraph.schemas import AvatarDirectives, AvatarProfile, ResponsePlan, SpeechStyle
+from empathygraph.schemas import AvatarDirectives, AvatarProfile, SpeechStyle
 
 
 @dataclass
@@ -112,12 +112,4 @@ class AvatarAnimator(Protocol):
         self, speech: Speech, audio_path: Path, directives: AvatarDirectives, profile: AvatarProfile, out_path: Path
     ) -> dict[str, object]:
         """Write an MP4 (video + the speech's audio) to ``out_path``; return its settings."""
-        ...
-
-
-class MediaRenderer(Protocol):
-    """Turns a response plan into speech and video files in ``out_dir``."""
-
-    def render(self, plan: ResponsePlan, out_dir: Path) -> list[RenderedMedia]:
-        """Render every configured medium; a failed one reports ``error`` instead of raising."""
         ...
