@@ -8,7 +8,6 @@ import pytest
 
 from empathygraph.config import Config, load_config
 from empathygraph.errors import ConfigError
-
 from tests.conftest import REPO
 
 

@@ -76,7 +76,7 @@ def test_backbone_that_cannot_score_lets_the_llm_name_the_emotion():
 def test_reasoning_tree_shows_what_the_fusion_weighed():
     from rich.console import Console
 
-    from empathygraph.display import reasoning_tree
+    from empathygraph.cli.display import reasoning_tree
 
     result = fused_empathizer(scripted(), LabelScorer()).respond("My dog died yesterday.")
     console = Console(record=True, width=200)

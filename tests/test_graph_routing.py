@@ -5,7 +5,6 @@ from __future__ import annotations
 from empathygraph.schemas import LabelScore, RiskCategory, Strategy, TextEmotionCue
 from empathygraph.state import TurnInput
 from empathygraph.tools.toolbox import ToolBox
-
 from tests.conftest import make_empathizer, scripted, test_config
 
 AGENT_STEPS = ["perception", "emotion_cause", "empathy_strategy", "response", "reflection"]

@@ -16,7 +16,6 @@ from empathygraph.schemas import (
     SpeechStyle,
     Strategy,
 )
-
 from tests.conftest import make_empathizer, scripted, test_config
 
 ALWAYS_REVISE = {"verdict": "revise", "advice": "mention the dog by name"}

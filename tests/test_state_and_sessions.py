@@ -8,7 +8,6 @@ from empathygraph import Empathizer, build_graph
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.errors import InputError
 from empathygraph.state import TurnInput, extend_or_clear, merge_or_clear
-
 from tests.conftest import make_empathizer, scripted, test_config
 
 

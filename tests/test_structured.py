@@ -10,7 +10,6 @@ from empathygraph.agents.structured import ask, parse_json_answer
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
 from empathygraph.backbones.base import json_schema_format, without_max_length
 from empathygraph.errors import BackendError, StructuredOutputError
-
 from tests.conftest import make_empathizer, scripted, test_config
 
 MESSAGES = [SystemMessage(content="s"), HumanMessage(content="u")]

@@ -7,7 +7,6 @@ import json
 from typer.testing import CliRunner
 
 from empathygraph.cli import app
-from empathygraph.eval import cli as _eval_cli  # noqa: F401 - registers the command
 
 runner = CliRunner()
 

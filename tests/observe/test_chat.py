@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from empathygraph import cli_chat
 from empathygraph.cli import app
+from empathygraph.cli import chat as cli_chat
 from empathygraph.trace.replay import group_turns
 from empathygraph.trace.store import read_trace
 from tests.conftest import make_empathizer, test_config

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from empathygraph.cli import ConfigOption, SetOption, _config, app, console, fail
+from empathygraph.cli.common import ConfigOption, SetOption, console, fail, run_config
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.eval.systems import Prediction
 
@@ -35,7 +35,6 @@ def progress_bars() -> Iterator[Callable[[str, int], Callable[[Prediction], None
         yield factory
 
 
-@app.command("eval")
 def eval_command(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="ed, esconv, avamerg, meld or reccon")],
     path: Annotated[Path, typer.Option("--path", "-p", help="the dataset file (any split of that format)")],
@@ -57,7 +56,7 @@ def eval_command(
     from empathygraph.eval.loaders import load_dataset
 
     try:
-        cfg = _config(config, overrides)
+        cfg = run_config(config, overrides)
         toolbox = None
         if heldout_head:
             if dataset != "ed":

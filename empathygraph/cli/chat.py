@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from empathygraph.cli import ConfigOption, SessionOption, SetOption, _config, app, console, fail
+from empathygraph.cli.common import ConfigOption, SessionOption, SetOption, console, fail, run_config
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.session import Empathizer, TurnResult
 from empathygraph.state import TurnInput
@@ -69,7 +69,7 @@ def _history(empathizer: Empathizer, session_id: str, out: Console) -> None:
 def chat_turn(empathizer: Empathizer, turn: TurnInput, session_id: str, out_dir: Path, *, media: bool,
               out: Console) -> TurnResult:
     """Answer one message live; write its reply.json, trace and media to ``out_dir/turn-N``."""
-    from empathygraph.display import show_live
+    from empathygraph.cli.display import show_live
 
     turn_dir = out_dir / f"turn-{len(empathizer.history(session_id)) + 1}"
     result = show_live(out, empathizer.events(turn, session_id=session_id, out_dir=turn_dir if media else None))
@@ -82,7 +82,6 @@ def chat_turn(empathizer: Empathizer, turn: TurnInput, session_id: str, out_dir:
     return result
 
 
-@app.command()
 def chat(
     config: ConfigOption = None,
     session: SessionOption = None,
@@ -93,7 +92,7 @@ def chat(
     """Talk with the listener turn by turn; attach audio, images or video; resume with --session."""
     session_id = session or f"chat-{datetime.now():%Y%m%d-%H%M%S}"
     try:
-        cfg = _config(config, overrides)
+        cfg = run_config(config, overrides)
         out_dir = out or Path("chats") / session_id
         empathizer = Empathizer(cfg)
         earlier = len(empathizer.history(session_id))

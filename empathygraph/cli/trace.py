@@ -9,14 +9,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from empathygraph.cli import app, console, err_console, fail
+from empathygraph.cli.common import console, err_console, fail
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.trace.records import StepRecord
 from empathygraph.trace.replay import TraceTurn, group_turns, headline, matches_agent
 from empathygraph.trace.store import read_trace, resolve_trace
 
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect a run's trace: show, diff, report, graph, otel.")
-app.add_typer(trace_app, name="trace")
 
 TraceArg = Annotated[Path, typer.Argument(help="trace.jsonl, or a run folder holding one")]
 
@@ -56,7 +55,7 @@ def show(
     line, and exits with code 2.
     """
     try:
-        from empathygraph.display import trace_tree
+        from empathygraph.cli.display import trace_tree
 
         records, problems = _load(path)
         turns = _turn(group_turns(records), turn)

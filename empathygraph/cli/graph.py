@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from empathygraph.cli import ConfigOption, SetOption, _config, app, console, fail
+from empathygraph.cli.common import ConfigOption, SetOption, console, fail, run_config
 from empathygraph.errors import EmpathyGraphError
 
 
@@ -18,7 +18,6 @@ class GraphFormat(StrEnum):
     GRAPHML = "graphml"
 
 
-@app.command()
 def graph(
     format: Annotated[GraphFormat, typer.Option("--format", "-f", help="mermaid text, png picture or graphml")] = GraphFormat.MERMAID,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="file to write (mermaid: default stdout)")] = None,
@@ -32,7 +31,7 @@ def graph(
     from empathygraph.graphs.merg import build_graph
 
     try:
-        compiled = build_graph(_config(config, overrides), checkpointer=InMemorySaver())
+        compiled = build_graph(run_config(config, overrides), checkpointer=InMemorySaver())
         if format is GraphFormat.MERMAID:
             text = compiled.get_graph().draw_mermaid()
             if out is None:
