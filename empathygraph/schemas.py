@@ -349,3 +349,28 @@ class FaceCue(Record):
     features: dict[str, float] = Field(
         default_factory=dict, description="facial geometry from landmarks, averaged over frames (mouth_open, smile, …)"
     )
+
+
+class Cues(Record):
+    """What the perception tools found in one turn: the words, the voice, the face, the risk.
+
+    ``listen`` adds ``voice`` and ``look`` adds ``face`` (side by side); ``read`` then adds
+    the words of the turn (typed text and transcript, computed once, there), the safety
+    screen and the text-emotion ranking. Every agent reads these fields instead of
+    re-deriving them. A custom step may add cues of its own as extra fields
+    (``{"cues": {"celebrate": ...}}``), read back as attributes.
+    """
+
+    model_config = ConfigDict(extra="allow", use_enum_values=False)
+
+    words: str = Field(default="", description="what the person said: typed text and transcript")
+    voice: VoiceCue | None = None
+    face: FaceCue | None = None
+    safety: SafetyAssessment | None = None
+    text_emotion: TextEmotionCue | None = None
+
+    def found(self) -> list[str]:
+        """Names of the cues present (the words aside), sorted."""
+        present = {name for name in self.model_fields_set if getattr(self, name) is not None}
+        return sorted(present - {"words"})
+

@@ -9,6 +9,7 @@ to them clears them.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypedDict, TypeVar
 
@@ -19,6 +20,7 @@ from empathygraph.schemas import (
     AvatarProfile,
     CoarseEmotion,
     Critique,
+    Cues,
     EDEmotion,
     EmotionAnalysis,
     EmpathyPlan,
@@ -70,6 +72,14 @@ class HistoryEntry(Record):
     risk: RiskCategory = RiskCategory.NONE
 
 
+def merge_cues(current: Cues | None, update: Cues | Mapping[str, Any] | None) -> Cues:
+    """Add parallel finds to the turn's cues (a ``Cues`` or a mapping of cue names); ``None`` clears them."""
+    if update is None:
+        return Cues()
+    found = dict(update) if isinstance(update, Mapping) else {name: getattr(update, name) for name in update.model_fields_set}
+    return (current or Cues()).model_copy(update=found)
+
+
 def merge_or_clear(current: dict[K, V] | None, update: dict[K, V] | None) -> dict[K, V]:
     """Merge parallel writes into a dict; ``None`` clears it for a new turn."""
     if update is None:
@@ -90,7 +100,7 @@ class MergState(TypedDict, total=False):
     session_id: str
     turn: TurnInput
     turn_index: int
-    cues: Annotated[dict[str, Any], merge_or_clear]
+    cues: Annotated[Cues, merge_cues]
     skipped: Annotated[list[str], extend_or_clear]
     perception: PerceptionReport | None
     emotion: EmotionAnalysis | None

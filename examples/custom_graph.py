@@ -35,7 +35,7 @@ def response_with_follow_up(state: MergState, runtime: Runtime[RunContext]) -> d
     update = response_node(state, runtime)
     plan = update["response"]
     if "?" not in plan.text:
-        question = " What was the best part?" if "celebrate" in state.get("cues", {}) else " How are you feeling now?"
+        question = " What was the best part?" if "celebrate" in state["cues"].found() else " How are you feeling now?"
         update["response"] = plan.model_copy(update={"text": plan.text + question})
     return update
 

@@ -28,6 +28,7 @@ from empathygraph.config import load_config
 from empathygraph.eval.harness import spread
 from empathygraph.eval.heldout import HeldOutToolBox
 from empathygraph.eval.loaders import load_dataset
+from empathygraph.schemas import Cues
 from empathygraph.state import TurnInput
 
 THRESHOLDS = (0.25, 0.35, 0.5, 1.01)
@@ -76,7 +77,7 @@ def main() -> None:
     rows, seconds = [], []
     for sample in tune:
         cue = toolbox.text_emotion(sample.text)
-        state = {"turn": TurnInput(text=sample.text), "cues": {"text_emotion": cue}}
+        state = {"turn": TurnInput(text=sample.text), "cues": Cues(words=sample.text, text_emotion=cue)}
         options = [item.label for item in cue.top[: args.top_k]]
         messages = build_messages(state, fusion_task(options, toolbox.emotion_examples(sample.text)),
                                   history_turns=config.agents.history_turns)

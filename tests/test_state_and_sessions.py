@@ -73,7 +73,7 @@ def test_an_agent_can_be_replaced_and_another_inserted():
     result = empathizer.respond("My dog died.")
     assert result.plan.text.endswith("I'm here.")
     values = graph.get_state({"configurable": {"thread_id": "default"}}).values
-    assert values["cues"]["word_count"] == 3
+    assert values["cues"].word_count == 3
 
 
 def test_unknown_agent_names_are_refused():

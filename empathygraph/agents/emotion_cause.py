@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.emotion_fusion import fused_label
-from empathygraph.agents.prompting import build_messages, words_of_turn
+from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
@@ -30,7 +30,6 @@ from empathygraph.schemas import (
     EmotionAnalysis,
     Intensity,
     TextEmotionCue,
-    VoiceCue,
 )
 from empathygraph.state import MergState
 from empathygraph.trace.records import StepRecord
@@ -96,9 +95,9 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     """Label the emotion, its intensity, valence/arousal, the event and the quoted cause."""
     started = time.perf_counter()
     config = runtime.context.config.agents
-    cues = state.get("cues", {})
-    words = words_of_turn(state)
-    text_cue = cues.get("text_emotion")
+    cues = state["cues"]
+    words = cues.words
+    text_cue = cues.text_emotion
     label = classifier_label(text_cue, config)
     label_source = "classifier" if label is not None else "llm"
     steps: list[StepRecord] = []
@@ -148,8 +147,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         raise StructuredOutputError(f"emotion-cause output invalid after {len(answer.attempts)} attempts: {answer.error}")
     emotion = label if label is not None else EDEmotion(draft.emotion)  # type: ignore[union-attr]
     valence, arousal = EMOTION_VALENCE_AROUSAL[emotion]
-    voice = cues.get("voice")
-    voice_va = (voice.valence, voice.arousal) if isinstance(voice, VoiceCue) else (None, None)
+    voice_va = (cues.voice.valence, cues.voice.arousal) if cues.voice is not None else (None, None)
     analysis = EmotionAnalysis(
         emotion=emotion,
         coarse=ED_TO_COARSE[emotion],

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
-from empathygraph.agents.prompting import build_messages, words_of_turn
+from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask, with_choices
@@ -68,7 +68,7 @@ def prior_ranking(prior: StrategyPredictor | None, state: MergState) -> list[tup
         return []
     history = state.get("history", [])
     previous = history[-1].strategy if history else None
-    return prior.predict(words_of_turn(state), previous, len(history))
+    return prior.predict(state["cues"].words, previous, len(history))
 
 
 def prior_choice(ranked: list[tuple[Strategy, float]], config: AgentsConfig) -> Strategy | None:

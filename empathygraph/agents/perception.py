@@ -12,7 +12,7 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.prompting import build_messages, words_of_turn
+from empathygraph.agents.prompting import build_messages
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -96,8 +96,8 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     """Fuse cues into a PerceptionReport (LLM only when there are several modalities)."""
     started = time.perf_counter()
     config = runtime.context.config.agents
-    cues = state.get("cues", {})
-    text, voice, face = cues.get("text_emotion"), cues.get("voice"), cues.get("face")
+    cues = state["cues"]
+    text, voice, face = cues.text_emotion, cues.voice, cues.face
     conflicts = find_conflicts(text, voice, face)
     use_llm = config.perception_llm == "always" or (config.perception_llm == "auto" and (voice or face))
     messages = answer = None
@@ -113,14 +113,14 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             fallback = f"LLM reading unusable ({answer.error}); rule-based reading used"
     modalities = list(state["turn"].modalities)
     report = PerceptionReport(
-        text=words_of_turn(state),
+        text=cues.words,
         modalities=modalities,
         text_emotions=text.top if text else [],
         voice=voice.description if voice else None,
         face=face.description if face else None,
         conflicts=conflicts,
         reading=reading,
-        safety=cues.get("safety") or SafetyAssessment(),
+        safety=cues.safety or SafetyAssessment(),
         skipped=list(state.get("skipped", [])),
     )
     record = agent_record(
@@ -129,7 +129,7 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         output=report,
         messages=messages,
         answer=answer,
-        inputs={"cues": sorted(cues)},
+        inputs={"cues": cues.found()},
         fallback=fallback,
         notes=[] if use_llm else ["single modality: cues need no LLM fusion"],
     )

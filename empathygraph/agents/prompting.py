@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from empathygraph.schemas import FaceCue, TextEmotionCue, VoiceCue
+from empathygraph.schemas import Cues
 from empathygraph.state import MergState
 
 SYSTEM_PROMPT = (
@@ -23,28 +23,15 @@ SYSTEM_PROMPT = (
 )
 
 
-def words_of_turn(state: MergState) -> str:
-    """What the person said this turn: typed text and, if any, the transcript of their speech."""
-    turn = state["turn"]
-    parts = [turn.text.strip()] if turn.text and turn.text.strip() else []
-    voice = state.get("cues", {}).get("voice")
-    if isinstance(voice, VoiceCue) and voice.transcript.strip():
-        parts.append(voice.transcript.strip())
-    return " ".join(parts)
-
-
-def _cue_lines(state: MergState) -> list[str]:
-    cues = state.get("cues", {})
+def _cue_lines(cues: Cues) -> list[str]:
     lines = []
-    text = cues.get("text_emotion")
-    if isinstance(text, TextEmotionCue) and text.top:
+    text, voice, face = cues.text_emotion, cues.voice, cues.face
+    if text is not None and text.top:
         ranked = ", ".join(f"{item.label} {item.score:.2f}" for item in text.top[:3])
         lines.append(f"- their words suggest: {ranked}")
-    voice = cues.get("voice")
-    if isinstance(voice, VoiceCue) and voice.description:
+    if voice is not None and voice.description:
         lines.append(f"- their voice: {voice.description}")
-    face = cues.get("face")
-    if isinstance(face, FaceCue) and face.description:
+    if face is not None and face.description:
         lines.append(f"- their face: {face.description}")
     return lines
 
@@ -59,8 +46,8 @@ def context_block(state: MergState, history_turns: int) -> str:
             lines.append(f"Person: {entry.user}")
             lines.append(f"Listener: {entry.reply}")
         lines.append("")
-    lines.append(f'The person now says: "{words_of_turn(state)}"')
-    cue_lines = _cue_lines(state)
+    lines.append(f'The person now says: "{state["cues"].words}"')
+    cue_lines = _cue_lines(state["cues"])
     if cue_lines:
         lines.append("Cues:")
         lines.extend(cue_lines)

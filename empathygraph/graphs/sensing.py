@@ -14,11 +14,11 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from empathygraph.agents.prompting import words_of_turn
 from empathygraph.agents.steps import dump
 from empathygraph.context import RunContext
 from empathygraph.errors import EmpathyGraphError
-from empathygraph.state import MergState
+from empathygraph.schemas import Cues, VoiceCue
+from empathygraph.state import MergState, TurnInput
 from empathygraph.trace.records import StepRecord
 
 Sense = Literal["listen", "look", "read"]
@@ -35,6 +35,14 @@ def route_senses(state: MergState) -> list[Sense]:
     return senses or ["read"]
 
 
+def words_of_turn(turn: TurnInput, voice: VoiceCue | None) -> str:
+    """What the person said this turn: typed text and, if any, the transcript of their speech."""
+    parts = [turn.text.strip()] if turn.text and turn.text.strip() else []
+    if voice is not None and voice.transcript.strip():
+        parts.append(voice.transcript.strip())
+    return " ".join(parts)
+
+
 def _sense(step: str, cue_key: str, path: Path, perceive: Callable[[Path], Any]) -> dict:
     started = time.perf_counter()
     try:
@@ -45,7 +53,7 @@ def _sense(step: str, cue_key: str, path: Path, perceive: Callable[[Path], Any])
         return {"skipped": [f"{step}: {exc}"], "steps": [record]}
     record = StepRecord(step=step, kind="tool", latency_s=time.perf_counter() - started,
                         input={"path": str(path)}, output=dump(cue))
-    return {"cues": {cue_key: cue}, "steps": [record]}
+    return {"cues": Cues(**{cue_key: cue}), "steps": [record]}
 
 
 def listen_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -60,14 +68,14 @@ def look_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
 
 
 def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
-    """Screen every word for risk and rank the emotions the words express."""
+    """Gather the words of the turn once, screen them for risk and rank the emotions they express."""
     started = time.perf_counter()
     toolbox = runtime.context.toolbox
-    words = words_of_turn(state)
-    cues: dict[str, Any] = {}
+    words = words_of_turn(state["turn"], state["cues"].voice)
+    cues = Cues(words=words)
     notes = []
     if runtime.context.config.safety.enabled:
-        cues["safety"] = toolbox.screen_safety(words)
+        cues.safety = toolbox.screen_safety(words)
     else:
         notes.append("safety screen disabled by configuration")
     if words and runtime.context.config.perception.text_emotion:
@@ -75,7 +83,7 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         if cue is None:
             notes.append("no text-emotion classifier installed")
         else:
-            cues["text_emotion"] = cue
+            cues.text_emotion = cue
     if not words:
         notes.append("no words this turn (speech was not transcribed)")
     record = StepRecord(
@@ -83,7 +91,7 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         kind="tool",
         latency_s=time.perf_counter() - started,
         input={"words": words},
-        output={key: dump(value) for key, value in cues.items()},
+        output=cues.model_dump(mode="json", exclude_unset=True, exclude={"words"}),
         notes=notes,
     )
     return {"cues": cues, "steps": [record]}
