@@ -4,6 +4,10 @@ Per-turn keys are cleared by the first node of every turn; ``history`` and ``pro
 persist in the checkpointer across turns of a session. Keys written by parallel
 branches (``cues``, ``skipped``, ``steps``, ``media``) have reducers; sending ``None``
 to them clears them.
+
+Two records of a turn's reasoning sit side by side and never stand in for each other:
+``chat`` is the agents' prompt memory (each LLM step's task and answer, from which the
+next agent's prompt is built), ``steps`` is the trace (what each step did, for people).
 """
 
 from __future__ import annotations
@@ -72,6 +76,14 @@ class HistoryEntry(Record):
     risk: RiskCategory = RiskCategory.NONE
 
 
+class Exchange(Record):
+    """One LLM step of the agents' shared chat: the message it was asked and the answer it gave."""
+
+    step: str
+    asked: str
+    answer: str
+
+
 def merge_cues(current: Cues | None, update: Cues | Mapping[str, Any] | None) -> Cues:
     """Add parallel finds to the turn's cues (a ``Cues`` or a mapping of cue names); ``None`` clears them."""
     if update is None:
@@ -110,6 +122,7 @@ class MergState(TypedDict, total=False):
     critiques: Annotated[list[Critique], extend_or_clear]
     rounds: int
     media: Annotated[dict[str, str], merge_or_clear]
+    chat: Annotated[list[Exchange], extend_or_clear]
     steps: Annotated[list[StepRecord], extend_or_clear]
     history: Annotated[list[HistoryEntry], operator.add]
     profile: AvatarProfile

@@ -77,7 +77,7 @@ def main() -> None:
     rows, seconds = [], []
     for sample in tune:
         cue = toolbox.text_emotion(sample.text)
-        state = {"turn": TurnInput(text=sample.text), "cues": Cues(words=sample.text, text_emotion=cue)}
+        state = {"turn": TurnInput(text=sample.text), "cues": Cues(words=sample.text, text_emotion=cue), "chat": []}
         options = [item.label for item in cue.top[: args.top_k]]
         messages = build_messages(state, fusion_task(options, toolbox.emotion_examples(sample.text)),
                                   history_turns=config.agents.history_turns)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.emotion_fusion import fused_label
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
@@ -31,7 +31,7 @@ from empathygraph.schemas import (
     Intensity,
     TextEmotionCue,
 )
-from empathygraph.state import MergState
+from empathygraph.state import Exchange, MergState
 from empathygraph.trace.records import StepRecord
 
 # "quote", not "cause": asked for a "cause", a small model names a feeling instead of quoting.
@@ -101,16 +101,17 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     label = classifier_label(text_cue, config)
     label_source = "classifier" if label is not None else "llm"
     steps: list[StepRecord] = []
+    chat: list[Exchange] = []
     notes = []
     if label is None and config.emotion_label == "fused" and text_cue is not None and text_cue.top:
         if runtime.context.backbone.scorer is None:
             notes.append(f"{runtime.context.backbone.name} cannot score choices, so the LLM named the emotion")
         else:
             examples = runtime.context.toolbox.emotion_examples(words)
-            label, fusion_record = fused_label(runtime.context.backbone, state, text_cue, config, examples)
+            label, fusion_record, fusion_said = fused_label(runtime.context.backbone, state, text_cue, config, examples)
             label_source = "fused"
             steps.append(fusion_record)
-            state = {**state, "steps": [*state.get("steps", []), fusion_record]}
+            chat += fusion_said
     message_clauses = clauses(words)
     quotable = message_clauses if config.cause_quote == "clause" else ()
     quote = QUOTE_CLAUSE if quotable else QUOTE_FREE
@@ -132,7 +133,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             return f'"quote" must copy words from their message; "{draft.quote[:80]}" is not in it'
         return None
 
-    messages = build_messages(state, task, history_turns=config.history_turns)
+    messages = build_messages(state, task, history_turns=config.history_turns, earlier=chat)
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts, check=quoted,
                  max_tokens=MAX_TOKENS, repair_schema=repair_schema)
     fallback = None
@@ -168,4 +169,5 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback=fallback,
         notes=notes,
     )
-    return {"emotion": analysis, "steps": [*steps, record]}
+    chat += exchange("emotion_cause", messages, answer.accepted)
+    return {"emotion": analysis, "steps": [*steps, record], "chat": chat}

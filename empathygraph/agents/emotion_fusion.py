@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from empathygraph.agents.config import AgentsConfig
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import Answer
 from empathygraph.backbones.base import Backbone
 from empathygraph.schemas import EDEmotion, TextEmotionCue
-from empathygraph.state import MergState
+from empathygraph.state import Exchange, MergState
 from empathygraph.tools.emotion_examples import LabelledExample
 from empathygraph.trace.records import LLMAttempt, StepRecord, TokenUsage
 
@@ -72,8 +73,11 @@ def fuse(cue: TextEmotionCue, llm_logprobs: list[float], weight: float) -> list[
 def fused_label(
     backbone: Backbone, state: MergState, cue: TextEmotionCue, config: AgentsConfig,
     examples: Sequence[LabelledExample] = (),
-) -> tuple[EDEmotion, StepRecord]:
-    """The fused emotion label and the trace record of the scoring call (``examples``: shown before the task).
+) -> tuple[EDEmotion, StepRecord, list[Exchange]]:
+    """The fused emotion label, the trace record of the scoring call and its place in the shared chat.
+
+    The chosen word stands in the chat as the model's answer, so later steps' prompts extend
+    this one (``examples`` are shown before the task).
 
     Raises:
         ValueError: the backbone cannot score continuations (``backbone.scorer`` is None).
@@ -86,11 +90,11 @@ def fused_label(
     scores = backbone.scorer(messages, options)
     ranked = fuse(cue, scores.logprobs, config.fusion_llm_weight)
     result = FusedEmotion(emotion=EDEmotion(ranked[0].label), candidates=ranked)
-    record = agent_record("emotion_fusion", started, output=result, messages=messages,
+    # Nothing is decoded: the scoring call's answer is the chosen word, read in one prompt.
+    attempt = LLMAttempt(raw=result.emotion.value, tokens=TokenUsage(prompt=scores.prompt_tokens),
+                         latency_s=time.perf_counter() - started)
+    answer = Answer(parsed=result, attempts=[attempt])
+    record = agent_record("emotion_fusion", started, output=result, messages=messages, answer=answer,
                           inputs={"weight": config.fusion_llm_weight, "options": options,
                                   "examples": [[example.text, example.label] for example in examples]})
-    # The chosen word stands as the model's answer, so later steps' prompts extend this one.
-    record.raw_output = result.emotion.value
-    record.tokens = TokenUsage(prompt=scores.prompt_tokens)
-    record.attempts = [LLMAttempt(raw=result.emotion.value, tokens=record.tokens, latency_s=record.latency_s)]
-    return result.emotion, record
+    return result.emotion, record, exchange("emotion_fusion", messages, answer.accepted)

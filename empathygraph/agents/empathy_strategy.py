@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask, with_choices
@@ -138,4 +138,4 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
             "strategy_source": "prior" if chosen is not None else "llm",
         },
     )
-    return {"empathy": plan, "steps": [record]}
+    return {"empathy": plan, "steps": [record], "chat": exchange("empathy_strategy", messages, answer.accepted)}

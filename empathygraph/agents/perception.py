@@ -12,7 +12,7 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -133,4 +133,5 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback=fallback,
         notes=[] if use_llm else ["single modality: cues need no LLM fusion"],
     )
-    return {"perception": report, "steps": [record]}
+    chat = exchange("perception", messages, answer.accepted if answer else None)
+    return {"perception": report, "steps": [record], "chat": chat}

@@ -5,16 +5,20 @@ A turn's reasoning is one growing chat: one system message, then the ``context``
 agent appends its own short task after the earlier agents' answers, exactly as
 they were generated. Every prompt therefore extends the previous prompt and its
 answer, which are still in llama.cpp's KV cache, and the model reads only the new
-task. The chain is rebuilt from the turn's step records, so an inserted custom
-agent that records its steps joins it too.
+task. The chat is its own value in the state (``state["chat"]``, a list of
+``Exchange``): an agent that asks the LLM returns its exchange there (``exchange``),
+and an inserted custom agent joins the chat the same way. The trace records each
+prompt, but the chat is never rebuilt from it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from empathygraph.schemas import Cues
-from empathygraph.state import MergState
+from empathygraph.state import Exchange, MergState
 
 SYSTEM_PROMPT = (
     "You are the mind of a warm, careful listener talking with a person who shares how they feel. "
@@ -54,25 +58,33 @@ def context_block(state: MergState, history_turns: int) -> str:
     return "\n".join(lines)
 
 
-def _chain(state: MergState) -> list[tuple[str, str]]:
-    """(task, answer) of each earlier LLM step of this turn, in order."""
-    chain = []
-    for step in state.get("steps", []):
-        if step.kind == "agent" and step.raw_output and step.error is None and step.prompt:
-            chain.append((step.prompt[-1]["content"], step.raw_output))
-    return chain
+def build_messages(
+    state: MergState, task: str, *, history_turns: int, earlier: Sequence[Exchange] = ()
+) -> list[BaseMessage]:
+    """The chat an agent sends: system prompt, context, earlier steps' tasks and answers, its task.
 
-
-def build_messages(state: MergState, task: str, *, history_turns: int) -> list[BaseMessage]:
-    """The chat an agent sends: system prompt, context, earlier steps' tasks and answers, its task."""
+    Args:
+        earlier: exchanges the calling node made itself before this call (not in the state yet).
+    """
     step = f"Step: {task}"
     messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT)]
-    chain = _chain(state)
-    if not chain:
+    chat = [*state["chat"], *earlier]
+    if not chat:
         return [*messages, HumanMessage(content=f"{context_block(state, history_turns)}\n\n{step}")]
-    for asked, answer in chain:
-        messages += [HumanMessage(content=asked), AIMessage(content=answer)]
+    for said in chat:
+        messages += [HumanMessage(content=said.asked), AIMessage(content=said.answer)]
     return [*messages, HumanMessage(content=step)]
+
+
+def exchange(step: str, messages: Sequence[BaseMessage] | None, answer: str | None) -> list[Exchange]:
+    """A step's place in the shared chat: the message it was asked last and its answer.
+
+    Empty when the step asked nothing or has no usable answer, so the next agent's
+    prompt leaves it out.
+    """
+    if not messages or not answer:
+        return []
+    return [Exchange(step=step, asked=str(messages[-1].content), answer=answer)]
 
 
 def as_prompt_record(messages: list[BaseMessage]) -> list[dict[str, str]]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.expression import listener_expression
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.response import word_count
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -124,7 +124,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback=f"LLM critique unusable ({answer.error}); rule checks only" if answer and answer.parsed is None else None,
         notes=notes,
     )
-    update: dict = {"critique": critique, "critiques": [critique], "steps": [record]}
+    chat = exchange("reflection", messages, answer.accepted if answer else None)
+    update: dict = {"critique": critique, "critiques": [critique], "steps": [record], "chat": chat}
     if critique.verdict == "revise":
         update["rounds"] = rounds + 1
     return update

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.expression import avatar_directives, speech_style
-from empathygraph.agents.prompting import build_messages
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -151,4 +151,4 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising},
     )
-    return {"response": plan, "steps": [record]}
+    return {"response": plan, "steps": [record], "chat": exchange("response", messages, answer.accepted)}

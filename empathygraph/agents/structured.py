@@ -47,6 +47,11 @@ class Answer(Generic[T]):
         return self.attempts[-1].raw if self.attempts else ""
 
     @property
+    def accepted(self) -> str | None:
+        """The raw text of the accepted answer (what the shared chat keeps); None when none was accepted."""
+        return self.raw if self.parsed is not None else None
+
+    @property
     def tokens(self) -> TokenUsage:
         return TokenUsage.sum(attempt.tokens for attempt in self.attempts)
 

@@ -22,6 +22,7 @@ _PER_TURN_RESET = {
     "empathy": None,
     "response": None,
     "critique": None,
+    "chat": None,
     "rounds": 0,
 }
 

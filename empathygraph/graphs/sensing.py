@@ -91,7 +91,7 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         kind="tool",
         latency_s=time.perf_counter() - started,
         input={"words": words},
-        output=cues.model_dump(mode="json", exclude_unset=True, exclude={"words"}),
+        output=cues.model_dump(mode="json", include=set(cues.found())),
         notes=notes,
     )
     return {"cues": cues, "steps": [record]}
