@@ -11,8 +11,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from empathygraph.config import Config, load_config  # noqa: E402 - after the OpenMP setting
 from empathygraph.context import RunContext  # noqa: E402 - after the OpenMP setting
 from empathygraph.graphs.merg import AGENTS, build_graph  # noqa: E402 - after the OpenMP setting
-from empathygraph.session import Empathizer, TurnResult  # noqa: E402 - after the OpenMP setting
+from empathygraph.session import Empathizer  # noqa: E402 - after the OpenMP setting
 from empathygraph.state import MergState, TurnInput  # noqa: E402 - after the OpenMP setting
+from empathygraph.turn import TurnResult  # noqa: E402 - after the OpenMP setting
 
 __all__ = [
     "AGENTS",

@@ -200,6 +200,31 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
 
 
+Decisions = list[tuple[str, str]]
+
+
+class StepOutput(Record):
+    """A step's typed output, which says what it decided for people to read.
+
+    ``decisions`` are (label, value) pairs for the trace views (by default its plain
+    values); ``headline`` is the decision that names the step in the live view (by
+    default none of its own: the views then show its first decision).
+    """
+
+    def decisions(self) -> Decisions:
+        """What the step decided, as (label, value) pairs."""
+        return [(key, value) for key, value in self.model_dump(mode="json").items() if isinstance(value, str | int | float)]
+
+    def headline(self) -> str:
+        """The decision that names the step; empty when its first decision does."""
+        return ""
+
+
+def top_labels(scores: list[LabelScore], n: int = 3) -> str:
+    """A ranking's first labels with their scores, e.g. ``sad 0.61, lonely 0.20``."""
+    return ", ".join(f"{s.label} {s.score:.2f}" for s in scores[:n])
+
+
 class AvatarProfile(Record):
     """Who the listener avatar is; kept consistent across text, voice and face."""
 
@@ -244,7 +269,7 @@ class SafetyAssessment(Record):
         return self.category is not RiskCategory.NONE
 
 
-class PerceptionReport(Record):
+class PerceptionReport(StepOutput):
     """The fused reading of one user turn: what was said, how, with which face."""
 
     text: str = Field(description="what the person said: typed text and/or transcript")
@@ -257,8 +282,16 @@ class PerceptionReport(Record):
     safety: SafetyAssessment = Field(default_factory=SafetyAssessment)
     skipped: list[str] = Field(default_factory=list, description="inputs not perceived, with why")
 
+    def decisions(self) -> Decisions:
+        found = [("reading", self.reading)]
+        found += [(key, value) for key, value in (("voice", self.voice), ("face", self.face)) if value]
+        if self.text_emotions:
+            found.append(("text emotion", top_labels(self.text_emotions)))
+        found += [("conflict", conflict) for conflict in self.conflicts]
+        return found + risk_decisions(self.safety)
 
-class EmotionAnalysis(Record):
+
+class EmotionAnalysis(StepOutput):
     """The user's emotion, how strong, and what caused it (quoted from their words)."""
 
     emotion: EDEmotion
@@ -270,13 +303,33 @@ class EmotionAnalysis(Record):
     causes: list[str] = Field(description="spans quoted verbatim from the user's words")
     label_source: Literal["classifier", "llm", "fused"]
 
+    def quoted_causes(self) -> str:
+        return "; ".join(f'"{cause}"' for cause in self.causes)
 
-class EmpathyPlan(Record):
+    def decisions(self) -> Decisions:
+        return [
+            ("emotion", f"{self.emotion.value} ({self.coarse.value}, from {self.label_source})"),
+            ("intensity", f"{self.intensity:.2f} · valence {self.valence:+.2f} · arousal {self.arousal:+.2f}"),
+            ("scenario", self.event_scenario),
+            ("cause", self.quoted_causes()),
+        ]
+
+    def headline(self) -> str:
+        return f"{self.emotion.value} ({self.coarse.value}) · {self.quoted_causes()}"
+
+
+class EmpathyPlan(StepOutput):
     """Chain-of-Empathy goal to response and the chosen ESConv strategy."""
 
     goal: str = Field(max_length=300)
     strategy: Strategy
     rationale: str = Field(max_length=300)
+
+    def decisions(self) -> Decisions:
+        return [("strategy", self.strategy.value), ("goal", self.goal), ("why", self.rationale)]
+
+    def headline(self) -> str:
+        return self.strategy.value
 
 
 class SpeechStyle(Record):
@@ -297,7 +350,7 @@ class AvatarDirectives(Record):
     head_motion: Literal["still", "nod", "tilt", "shake"] = "nod"
 
 
-class ResponsePlan(Record):
+class ResponsePlan(StepOutput):
     """The reply and how to voice and show it: what goes to the generators."""
 
     text: str
@@ -307,8 +360,16 @@ class ResponsePlan(Record):
     safety_protocol: bool = Field(default=False, description="reply follows the crisis protocol")
     resources: list[str] = Field(default_factory=list)
 
+    def decisions(self) -> Decisions:
+        speech, avatar = self.speech, self.avatar
+        return [
+            ("reply", self.text),
+            ("voice", f"{speech.emotion.value}, rate {speech.rate:.2f}, pitch {speech.pitch:+.1f} st"),
+            ("face", f"{avatar.expression.value} {avatar.intensity:.1f}, {avatar.head_motion}"),
+        ]
 
-class Critique(Record):
+
+class Critique(StepOutput):
     """The reflection agent's verdict on a response plan."""
 
     verdict: Literal["accept", "revise"]
@@ -316,18 +377,29 @@ class Critique(Record):
     advice: str = ""
     source: Literal["checks", "llm", "checks+llm"] = "checks+llm"
 
+    def decisions(self) -> Decisions:
+        found = [("verdict", f"{self.verdict} (by {self.source})")]
+        found += [("issue", issue) for issue in self.issues]
+        return found + ([("advice", self.advice)] if self.advice else [])
+
+    def headline(self) -> str:
+        return self.verdict + (f": {'; '.join(self.issues)}" if self.issues else "")
+
 
 # --- Perception cues: what the tools hand to the perception agent -----------------------
 
 
-class TextEmotionCue(Record):
+class TextEmotionCue(StepOutput):
     """A text classifier's ranking over the 32 ED emotions."""
 
     top: list[LabelScore]
     model: str
 
+    def decisions(self) -> Decisions:
+        return [("text emotion", top_labels(self.top))]
 
-class VoiceCue(Record):
+
+class VoiceCue(StepOutput):
     """What the voice carried: the words, and how they were said."""
 
     transcript: str
@@ -337,8 +409,11 @@ class VoiceCue(Record):
     arousal: float | None = Field(default=None, ge=-1.0, le=1.0)
     features: dict[str, float] = Field(default_factory=dict)
 
+    def decisions(self) -> Decisions:
+        return [("transcript", self.transcript), ("voice", self.description)]
 
-class FaceCue(Record):
+
+class FaceCue(StepOutput):
     """What the face showed: an expression distribution over the coarse emotions."""
 
     description: str
@@ -350,8 +425,18 @@ class FaceCue(Record):
         default_factory=dict, description="facial geometry from landmarks, averaged over frames (mouth_open, smile, …)"
     )
 
+    def decisions(self) -> Decisions:
+        return [("face", f"{self.description} (peak {self.peak.value if self.peak else None})")]
 
-class Cues(Record):
+
+def risk_decisions(safety: SafetyAssessment | None) -> Decisions:
+    """The safety screen's finding, when it found a risk."""
+    if safety is None or not safety.at_risk:
+        return []
+    return [("safety", f"{safety.category.value} ({', '.join(safety.matched)})")]
+
+
+class Cues(StepOutput):
     """What the perception tools found in one turn: the words, the voice, the face, the risk.
 
     ``listen`` adds ``voice`` and ``look`` adds ``face`` (side by side); ``read`` then adds
@@ -373,4 +458,11 @@ class Cues(Record):
         """Names of the cues present (the words aside), sorted."""
         present = {name for name in self.model_fields_set if getattr(self, name) is not None}
         return sorted(present - {"words"})
+
+    def decisions(self) -> Decisions:
+        found: Decisions = []
+        for cue in (self.voice, self.face):
+            found += cue.decisions() if cue is not None else []
+        found += risk_decisions(self.safety)
+        return found + (self.text_emotion.decisions() if self.text_emotion is not None else [])
 

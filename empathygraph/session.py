@@ -1,7 +1,7 @@
 """Run turns of a conversation: the entry point for the CLI and for Python users.
 
 ``Empathizer`` owns a compiled graph, a backbone and the tools, and turns a
-``TurnInput`` into a ``TurnResult``. Sessions persist in the graph's checkpointer,
+``TurnInput`` into a ``TurnResult`` (``turn.py``). Sessions persist in the graph's checkpointer,
 so a conversation resumes across runs by its session id.
 """
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
-from pydantic import BaseModel, Field
 
 from empathygraph.agents.strategy_prior import StrategyPredictor, default_prior
 from empathygraph.backbones import make_backbone
@@ -21,51 +20,12 @@ from empathygraph.backbones.base import Backbone
 from empathygraph.config import Config
 from empathygraph.context import MediaRenderer, RunContext
 from empathygraph.graphs.merg import build_graph
-from empathygraph.schemas import Critique, EmotionAnalysis, EmpathyPlan, PerceptionReport, ResponsePlan
 from empathygraph.state import HistoryEntry, TurnInput
 from empathygraph.tools.toolbox import ToolBox
 from empathygraph.trace.events import STREAM_MODES, TurnEvent, turn_events
-from empathygraph.trace.records import StepRecord, TokenUsage
-from empathygraph.trace.store import write_trace
+from empathygraph.turn import TurnResult
 
 UpdateHandler = Callable[[str, dict[str, Any]], None]
-
-
-class TurnResult(BaseModel):
-    """Everything one turn produced: the plan, the reasoning behind it and the media."""
-
-    session_id: str
-    turn_index: int
-    perception: PerceptionReport
-    emotion: EmotionAnalysis
-    empathy: EmpathyPlan
-    plan: ResponsePlan
-    critiques: list[Critique] = Field(default_factory=list)
-    media: dict[str, str] = Field(default_factory=dict)
-    skipped: list[str] = Field(default_factory=list)
-    steps: list[StepRecord] = Field(default_factory=list, exclude=True)
-    seconds: float = 0.0
-    backbone: str = ""
-
-    @property
-    def reply(self) -> str:
-        return self.plan.text
-
-    @property
-    def tokens(self) -> TokenUsage:
-        return TokenUsage.sum(step.tokens for step in self.steps)
-
-    @property
-    def llm_calls(self) -> int:
-        return sum(len(step.attempts) for step in self.steps)
-
-    def write(self, out_dir: Path, *, append_trace: bool = False) -> dict[str, Path]:
-        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir``."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        reply = out_dir / "reply.json"
-        reply.write_text(self.model_dump_json(indent=2), encoding="utf-8")
-        trace = write_trace(out_dir / "trace.jsonl", self.steps, append=append_trace)
-        return {"reply": reply, "trace": trace}
 
 
 def default_renderer(config: Config) -> MediaRenderer | None:
@@ -196,24 +156,7 @@ class Empathizer:
 
     def _result(self, session_id: str, seconds: float) -> TurnResult:
         values = self.graph.get_state(self._thread(session_id)).values
-        steps = [
-            step.model_copy(update={"session_id": session_id, "turn_index": values["turn_index"]})
-            for step in values.get("steps", [])
-        ]
-        return TurnResult(
-            session_id=session_id,
-            turn_index=values["turn_index"],
-            perception=values["perception"],
-            emotion=values["emotion"],
-            empathy=values["empathy"],
-            plan=values["response"],
-            critiques=values.get("critiques", []),
-            media=values.get("media", {}),
-            skipped=values.get("skipped", []),
-            steps=steps,
-            seconds=seconds,
-            backbone=self.backbone.name,
-        )
+        return TurnResult.from_state(values, session_id, seconds=seconds, backbone=self.backbone.name)
 
     def history(self, session_id: str) -> list[HistoryEntry]:
         """The finished turns of a session, oldest first."""

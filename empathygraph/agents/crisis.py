@@ -12,6 +12,7 @@ import time
 from langgraph.runtime import Runtime
 
 from empathygraph.agents.expression import avatar_directives
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.context import RunContext
 from empathygraph.schemas import (
@@ -77,3 +78,7 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
         notes=["reflection skipped: the protocol reply cannot be changed"],
     )
     return {"empathy": empathy, "response": plan, "steps": [record]}
+
+
+SPEC = AgentSpec(name="crisis_protocol", label="crisis protocol", node=crisis_protocol_node, kind="protocol",
+                 writes="response", output=ResponsePlan, then="render")

@@ -20,10 +20,11 @@ from pydantic import BaseModel
 
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.spec import StepView
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import Answer
 from empathygraph.backbones.base import Backbone
-from empathygraph.schemas import EDEmotion, TextEmotionCue
+from empathygraph.schemas import EDEmotion, StepOutput, TextEmotionCue
 from empathygraph.state import Exchange, MergState
 from empathygraph.tools.emotion_examples import LabelledExample
 from empathygraph.trace.records import LLMAttempt, StepRecord, TokenUsage
@@ -53,7 +54,7 @@ class Candidate(BaseModel):
     score: float
 
 
-class FusedEmotion(BaseModel):
+class FusedEmotion(StepOutput):
     """The fusion's pick and every candidate it weighed, best first."""
 
     emotion: EDEmotion
@@ -98,3 +99,7 @@ def fused_label(
                           inputs={"weight": config.fusion_llm_weight, "options": options,
                                   "examples": [[example.text, example.label] for example in examples]})
     return result.emotion, record, exchange("emotion_fusion", messages, answer.accepted)
+
+
+# The scoring call is recorded inside the emotion-cause node, under its own name.
+VIEW = StepView(name="emotion_fusion", label="emotion fusion", output=FusedEmotion)

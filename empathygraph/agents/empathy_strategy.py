@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask, with_choices
@@ -139,3 +140,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
         },
     )
     return {"empathy": plan, "steps": [record], "chat": exchange("empathy_strategy", messages, answer.accepted)}
+
+
+SPEC = AgentSpec(name="empathy_strategy", label="empathy-strategy agent", node=empathy_strategy_node,
+                 writes="empathy", output=EmpathyPlan, then="response")

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -135,3 +136,7 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     )
     chat = exchange("perception", messages, answer.accepted if answer else None)
     return {"perception": report, "steps": [record], "chat": chat}
+
+
+SPEC = AgentSpec(name="perception", label="perception agent", node=perception_node, writes="perception",
+                 output=PerceptionReport, then="emotion_cause")

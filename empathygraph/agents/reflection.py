@@ -20,6 +20,7 @@ from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.response import word_count
+from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -135,3 +136,9 @@ def route_after_reflection(state: MergState) -> Literal["response", "render"]:
     """Rewrite while the critic asks for it and rounds remain; otherwise render."""
     critique = state.get("critique")
     return "response" if critique is not None and critique.verdict == "revise" else "render"
+
+
+# Its verdicts show in the live view as events of their own, so its line carries no headline.
+SPEC = AgentSpec(name="reflection", label="reflection agent", node=reflection_node, writes="critique", output=Critique,
+                 resets={"critiques": None, "rounds": 0}, then=Route(route_after_reflection, ("response", "render")),
+                 live="line")

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
@@ -152,3 +153,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         inputs={"revising": revising},
     )
     return {"response": plan, "steps": [record], "chat": exchange("response", messages, answer.accepted)}
+
+
+SPEC = AgentSpec(name="response", label="response agent", node=response_node, writes="response", output=ResponsePlan,
+                 reply_fields=("reply", "acknowledgment", "question"), then="reflection")

@@ -13,7 +13,8 @@ from rich.spinner import Spinner
 from rich.text import Text
 from rich.tree import Tree
 
-from empathygraph.session import TurnResult
+from empathygraph.agents.emotion_fusion import FusedEmotion
+from empathygraph.graphs.registry import REPLY_STEPS, view
 from empathygraph.trace.events import (
     MediaReady,
     ReplyToken,
@@ -24,22 +25,13 @@ from empathygraph.trace.events import (
     Verdict,
 )
 from empathygraph.trace.records import StepRecord
-from empathygraph.trace.replay import TraceTurn, decisions, headline
+from empathygraph.trace.replay import decisions, headline
+from empathygraph.turn import TurnResult
 
-STEP_LABELS = {
-    "begin_turn": "turn opened",
-    "listen": "listened to the voice",
-    "look": "looked at the face",
-    "read": "read the words",
-    "perception": "perception agent",
-    "emotion_cause": "emotion-cause agent",
-    "empathy_strategy": "empathy-strategy agent",
-    "response": "response agent",
-    "reflection": "reflection agent",
-    "crisis_protocol": "crisis protocol",
-    "render": "voice and avatar",
-    "remember": "remembered the turn",
-}
+
+def _label(node: str) -> str:
+    found = view(node)
+    return found.label if found is not None else node
 
 
 def reasoning_tree(result: TurnResult) -> Tree:
@@ -59,11 +51,10 @@ def reasoning_tree(result: TurnResult) -> Tree:
                     f"intensity {e.intensity:.1f} · valence {e.valence:+.1f} · arousal {e.arousal:+.1f}")
     node.add(f"scenario: {e.event_scenario}")
     node.add("cause: " + "; ".join(f'"{c}"' for c in e.causes))
-    fusion = next((step for step in result.steps if step.step == "emotion_fusion"), None)
+    fusion = result.output(FusedEmotion)
     if fusion is not None:
         node.add("weighed: " + ", ".join(
-            f"{c['label']} (classifier {c['classifier']:.2f}, LLM {math.exp(c['llm_logprob']):.2f})"
-            for c in fusion.output.get("candidates", [])[:3]))
+            f"{c.label} (classifier {c.classifier:.2f}, LLM {math.exp(c.llm_logprob):.2f})" for c in fusion.candidates[:3]))
     s = result.empathy
     node = tree.add(f"[cyan]strategy[/cyan]: {s.strategy.value}")
     node.add(f"goal: {s.goal}")
@@ -94,7 +85,7 @@ class _RunningSteps:
     def __rich__(self) -> RenderableType:
         now = time.perf_counter()
         rows: list[RenderableType] = [
-            Spinner("dots", text=Text.from_markup(f"{STEP_LABELS.get(node, node)} [dim]{now - t0:.1f}s[/dim]"))
+            Spinner("dots", text=Text.from_markup(f"{_label(node)} [dim]{now - t0:.1f}s[/dim]"))
             for node, t0 in self.started.items()
         ]
         if self.reply:
@@ -103,13 +94,15 @@ class _RunningSteps:
 
 
 def _finished_line(event: StepFinished) -> str | None:
-    if event.node in ("begin_turn", "remember") or (event.node == "render" and not event.records):
+    found = view(event.node)
+    live = found.live if found is not None else "headline"
+    if live == "hidden" or (live == "if-recorded" and not event.records):
         return None
-    line = f"  [green]✓[/green] {STEP_LABELS.get(event.node, event.node)} [dim]{event.latency_s:.1f}s[/dim]"
+    line = f"  [green]✓[/green] {_label(event.node)} [dim]{event.latency_s:.1f}s[/dim]"
     records = [r for r in event.records if r.step.split(":")[0] == event.node]
     said = headline(records[-1]) if records else ""
     problems = [r.fallback or r.error for r in event.records if r.fallback or r.error]
-    if said and event.node not in ("reflection", "render"):
+    if said and live == "headline":
         line += f" · {escape(said[:100])}"
     if problems:
         line += f" [yellow]({escape('; '.join(p for p in problems if p)[:100])})[/yellow]"
@@ -122,17 +115,17 @@ def show_live(console: Console, events: Iterable[TurnEvent]) -> TurnResult:
     Finished steps print one line each with their main decision; running steps
     spin with their elapsed time; the reply appears as the LLM writes it.
     """
-    view = _RunningSteps()
+    running = _RunningSteps()
     result: TurnResult | None = None
-    with Live(view, console=console, refresh_per_second=8, transient=True) as live:
+    with Live(running, console=console, refresh_per_second=8, transient=True) as live:
         for event in events:
             match event:
                 case StepStarted(node=node):
-                    view.started[node] = time.perf_counter()
-                    if node == "response":
-                        view.reply = ""
+                    running.started[node] = time.perf_counter()
+                    if node in REPLY_STEPS:
+                        running.reply = ""
                 case StepFinished(node=node):
-                    view.started.pop(node, None)
+                    running.started.pop(node, None)
                     line = _finished_line(event)
                     if line:
                         live.console.print(line, highlight=False)
@@ -143,7 +136,7 @@ def show_live(console: Console, events: Iterable[TurnEvent]) -> TurnResult:
                     live.console.print(f"    [{colour}]reflection: {critique.verdict}[/{colour}]{issues}{after}",
                                        highlight=False)
                 case ReplyToken(text=text):
-                    view.reply += text
+                    running.reply += text
                 case MediaReady(kind=kind, path=path):
                     live.console.print(f"    [cyan]{kind} ready:[/cyan] {escape(path)}", highlight=False)
                 case TurnFinished(result=finished):
@@ -165,7 +158,7 @@ def _step_label(step: StepRecord) -> str:
     return f"[{colour}]{escape(step.step)}[/{colour}] [dim]{step.kind}[/dim] · " + " · ".join(parts)
 
 
-def trace_tree(turn: TraceTurn, *, steps: list[StepRecord] | None = None, detail: bool = False) -> Tree:
+def trace_tree(turn: TurnResult, *, steps: list[StepRecord] | None = None, detail: bool = False) -> Tree:
     """One turn of a trace: its steps with latency, tokens and retries, and what each decided.
 
     Args:

@@ -12,8 +12,9 @@ from rich.table import Table
 from empathygraph.cli.common import console, err_console, fail
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.trace.records import StepRecord
-from empathygraph.trace.replay import TraceTurn, group_turns, headline, matches_agent
+from empathygraph.trace.replay import group_turns, headline, matches_agent
 from empathygraph.trace.store import read_trace, resolve_trace
+from empathygraph.turn import TurnResult
 
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect a run's trace: show, diff, report, graph, otel.")
 
@@ -32,7 +33,7 @@ def _load(path: Path) -> tuple[list[StepRecord], list[str]]:
     return records, problems
 
 
-def _turn(turns: list[TraceTurn], number: int | None) -> list[TraceTurn]:
+def _turn(turns: list[TurnResult], number: int | None) -> list[TurnResult]:
     if number is None:
         return turns
     chosen = [turn for turn in turns if turn.turn_index + 1 == number]

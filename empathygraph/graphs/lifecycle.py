@@ -3,35 +3,50 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
+from langgraph.graph import END
 from langgraph.runtime import Runtime
+from pydantic import Field
 
+from empathygraph.agents.spec import AgentSpec, Node, Route
 from empathygraph.context import RunContext
+from empathygraph.graphs.sensing import SENSES, route_senses
+from empathygraph.schemas import Decisions, StepOutput
 from empathygraph.state import HistoryEntry, MergState
 from empathygraph.trace.records import StepRecord
 
-# Sending None to a reducer key clears it; plain keys are overwritten.
-_PER_TURN_RESET = {
-    "cues": None,
-    "skipped": None,
-    "steps": None,
-    "media": None,
-    "critiques": None,
-    "perception": None,
-    "emotion": None,
-    "empathy": None,
-    "response": None,
-    "critique": None,
-    "chat": None,
-    "rounds": 0,
-}
+# What the frame of a turn owns: the trace and the agents' chat. Each step declares the rest
+# (``AgentSpec.per_turn``); sending None to a reducer key clears it, plain keys are overwritten.
+FRAME_RESETS: dict[str, Any] = {"steps": None, "chat": None}
 
 
-def begin_turn_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
-    """Clear the previous turn's working state; keep the session's history and avatar."""
-    turn = state["turn"]
-    profile = turn.profile or state.get("profile") or runtime.context.config.profile
-    return {**_PER_TURN_RESET, "turn_index": len(state.get("history", [])), "profile": profile}
+def begin_turn(resets: Mapping[str, Any]) -> Node:
+    """The node that opens a turn: it clears ``resets`` (what the graph's steps own per turn)."""
+
+    def begin_turn_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+        """Clear the previous turn's working state; keep the session's history and avatar."""
+        turn = state["turn"]
+        profile = turn.profile or state.get("profile") or runtime.context.config.profile
+        return {**resets, "turn_index": len(state.get("history", [])), "profile": profile}
+
+    return begin_turn_node
+
+
+class RenderReport(StepOutput):
+    """What the render step wrote: one medium's files and the settings that shaped them."""
+
+    files: dict[str, str] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    media_seconds: float | None = None
+    first_chunk_seconds: float | None = None
+
+    def decisions(self) -> Decisions:
+        return list(self.files.items())
+
+    def headline(self) -> str:
+        return ", ".join(self.files)
 
 
 def render_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -83,3 +98,12 @@ def remember_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         risk=perception.safety.category,
     )
     return {"history": [entry]}
+
+
+# ``build_graph`` gives the graph its own begin_turn node, clearing what each of its steps resets.
+BEGIN_TURN = AgentSpec(name="begin_turn", label="turn opened", node=begin_turn(FRAME_RESETS), kind=None,
+                       resets=FRAME_RESETS, then=Route(route_senses, SENSES), live="hidden", fixed=True)
+RENDER = AgentSpec(name="render", label="voice and avatar", node=render_node, kind="generator", output=RenderReport,
+                   resets={"media": None}, then="remember", live="if-recorded", fixed=True)
+REMEMBER = AgentSpec(name="remember", label="remembered the turn", node=remember_node, kind=None, then=END,
+                     live="hidden", fixed=True)

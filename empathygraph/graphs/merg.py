@@ -5,8 +5,11 @@
         -> (else)  empathy_strategy -> response -> reflection -> render
                                           ^------- revise -------'
 
-A Python user replaces an agent by name (``nodes={"response": my_node}``) or adds
-one after another (``insert_after={"emotion_cause": ("humor_check", fn)}``).
+The nodes, edges and routes come from the step registry (``graphs/registry.py``): each
+step's ``AgentSpec`` says where the graph goes after it. A Python user replaces an agent
+by name (``nodes={"response": my_node}``) or adds one after another
+(``insert_after={"emotion_cause": ("humor_check", fn)}``, or an ``AgentSpec`` whose output
+gets a state field of its own).
 """
 
 from __future__ import annotations
@@ -14,75 +17,37 @@ from __future__ import annotations
 import inspect
 import pathlib
 import sqlite3
-from collections.abc import Callable, Mapping
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import Literal
+from typing import Any, TypedDict
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
 from empathygraph import schemas
 from empathygraph import state as state_module
-from empathygraph.agents.crisis import crisis_protocol_node
-from empathygraph.agents.emotion_cause import emotion_cause_node
-from empathygraph.agents.empathy_strategy import empathy_strategy_node
-from empathygraph.agents.perception import perception_node
-from empathygraph.agents.reflection import reflection_node, route_after_reflection
-from empathygraph.agents.response import response_node
+from empathygraph.agents.spec import AgentSpec, Node, Route
 from empathygraph.config import Config
 from empathygraph.context import RunContext
-from empathygraph.graphs.lifecycle import begin_turn_node, remember_node, render_node
-from empathygraph.graphs.sensing import listen_node, look_node, read_node, route_senses
+from empathygraph.graphs.lifecycle import begin_turn
+from empathygraph.graphs.registry import STEPS
 from empathygraph.state import MergInput, MergOutput, MergState
 from empathygraph.trace import records
 
-Node = Callable[..., dict]
-
-AGENTS: dict[str, Node] = {
-    "perception": perception_node,
-    "emotion_cause": emotion_cause_node,
-    "empathy_strategy": empathy_strategy_node,
-    "response": response_node,
-    "reflection": reflection_node,
-    "crisis_protocol": crisis_protocol_node,
-}
-_FIXED: dict[str, Node] = {
-    "begin_turn": begin_turn_node,
-    "listen": listen_node,
-    "look": look_node,
-    "read": read_node,
-    "render": render_node,
-    "remember": remember_node,
-}
-# Plain edges of the default graph; routers are wired separately below.
-_EDGES: list[tuple[str, str]] = [
-    ("listen", "read"),
-    ("look", "read"),
-    ("read", "perception"),
-    ("perception", "emotion_cause"),
-    ("empathy_strategy", "response"),
-    ("response", "reflection"),
-    ("crisis_protocol", "render"),
-    ("render", "remember"),
-    ("remember", END),
-]
+# The agents a user may replace by name, and their nodes.
+AGENTS: dict[str, Node] = {spec.name: spec.node for spec in STEPS if not spec.fixed}
 
 
-def route_after_emotion(state: MergState) -> Literal["crisis_protocol", "empathy_strategy"]:
-    """Risk disclosed: the crisis protocol answers; otherwise plan a reply."""
-    perception = state.get("perception")
-    at_risk = perception is not None and perception.safety.at_risk
-    return "crisis_protocol" if at_risk else "empathy_strategy"
-
-
-def session_serializer() -> JsonPlusSerializer:
-    """Checkpoint serializer that may rebuild exactly the project's own state types."""
-    allowed: list[type] = [pathlib.PosixPath, pathlib.WindowsPath]
+def session_serializer(types: Sequence[type] = ()) -> JsonPlusSerializer:
+    """Checkpoint serializer that may rebuild exactly the project's own state types (and ``types``)."""
+    allowed: list[type] = [pathlib.PosixPath, pathlib.WindowsPath, *types]
     for module in (schemas, state_module, records):
         allowed += [
             obj
@@ -92,23 +57,39 @@ def session_serializer() -> JsonPlusSerializer:
     return JsonPlusSerializer(allowed_msgpack_modules=allowed)
 
 
-def open_checkpointer(config: Config) -> BaseCheckpointSaver:
-    """The session store: a SQLite file by default, in memory for ':memory:'."""
+def open_checkpointer(config: Config, types: Sequence[type] = ()) -> BaseCheckpointSaver:
+    """The session store: a SQLite file by default, in memory for ':memory:' (``types``: more state types)."""
     path = config.session_db()
     if path == ":memory:":
-        return InMemorySaver(serde=session_serializer())
+        return InMemorySaver(serde=session_serializer(types))
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return SqliteSaver(sqlite3.connect(path, check_same_thread=False), serde=session_serializer())
+    return SqliteSaver(sqlite3.connect(path, check_same_thread=False), serde=session_serializer(types))
+
+
+def _with_fields(base: type, fields: Mapping[str, Any]) -> type:
+    """``base`` (a TypedDict) with more keys; ``base`` itself when there are none."""
+    if not fields:
+        return base
+    return TypedDict(base.__name__, {**typing.get_type_hints(base, include_extras=True), **fields})  # type: ignore[operator]
+
+
+def _insert(specs: dict[str, AgentSpec], existing: str, new: AgentSpec) -> None:
+    """Put ``new`` right after ``existing``: it takes over ``existing``'s edge or route."""
+    if existing not in specs:
+        raise ValueError(f"cannot insert after unknown node '{existing}'")
+    specs[new.name] = replace(new, then=specs[existing].then, after=None)
+    specs[existing] = replace(specs[existing], then=new.name)
 
 
 def build_graph(
     config: Config | None = None,
     *,
     nodes: Mapping[str, Node] | None = None,
-    insert_after: Mapping[str, tuple[str, Node]] | None = None,
+    insert_after: Mapping[str, tuple[str, Node] | AgentSpec] | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
+    steps: Sequence[AgentSpec] = STEPS,
 ) -> CompiledStateGraph:
     """Assemble and compile the MERG graph.
 
@@ -116,39 +97,48 @@ def build_graph(
         config: run configuration (only the session store is read here; the rest
             travels in the ``RunContext`` at run time).
         nodes: replacements for agents by name (see ``AGENTS``).
-        insert_after: ``{existing: (new_name, node)}`` adds ``new_name`` right after
-            ``existing``; it takes over ``existing``'s outgoing edges and routes.
+        insert_after: ``{existing: (new_name, node)}`` or ``{existing: AgentSpec}`` adds a
+            step right after ``existing``; it takes over ``existing``'s outgoing edge or route.
+            A spec that ``writes`` a field the state lacks gets that field.
         checkpointer: session store; default from ``config`` (SQLite file).
+        steps: the step registry (default ``graphs.registry.STEPS``); a spec with ``after``
+            is placed as ``insert_after`` would place it.
 
     Returns:
         The compiled graph. Invoke it with ``{"session_id", "turn"}``, a thread id in
         ``config["configurable"]`` and ``context=RunContext(...)``.
     """
     config = config or Config()
-    unknown = set(nodes or {}) - set(AGENTS)
+    specs = {spec.name: spec for spec in steps if spec.after is None}
+    agents = {name for name, spec in specs.items() if not spec.fixed}
+    unknown = set(nodes or {}) - agents
     if unknown:
-        raise ValueError(f"unknown agents to replace: {sorted(unknown)} (known: {sorted(AGENTS)})")
-    builder = StateGraph(MergState, context_schema=RunContext, input_schema=MergInput, output_schema=MergOutput)
-    for name, node in {**_FIXED, **AGENTS, **(nodes or {})}.items():
-        builder.add_node(name, node)
-    edges = list(_EDGES)
-    # Each router hangs off one node; inserting after that node moves the router to the new node.
-    routers: dict[str, tuple[Callable, list[str]]] = {
-        "begin_turn": (route_senses, ["listen", "look", "read"]),
-        "emotion_cause": (route_after_emotion, ["crisis_protocol", "empathy_strategy"]),
-        "reflection": (route_after_reflection, ["response", "render"]),
-    }
-    for existing, (new_name, node) in (insert_after or {}).items():
-        if existing not in {**_FIXED, **AGENTS}:
-            raise ValueError(f"cannot insert after unknown node '{existing}'")
-        builder.add_node(new_name, node)
-        edges = [(new_name if src == existing else src, dst) for src, dst in edges]
-        if existing in routers:
-            routers[new_name] = routers.pop(existing)
-        edges.append((existing, new_name))
+        raise ValueError(f"unknown agents to replace: {sorted(unknown)} (known: {sorted(agents)})")
+    for name, node in (nodes or {}).items():
+        specs[name] = replace(specs[name], node=node)
+    added = [(spec.after, spec) for spec in steps if spec.after is not None]
+    for existing, new in (insert_after or {}).items():
+        added.append((existing, new if isinstance(new, AgentSpec) else AgentSpec(name=new[0], label=new[0], node=new[1])))
+    for existing, spec in added:
+        _insert(specs, existing, spec)
+    # The turn opens by clearing what every step of this graph owns.
+    resets: dict[str, Any] = {}
+    for spec in specs.values():
+        resets.update(spec.per_turn())
+    specs["begin_turn"] = replace(specs["begin_turn"], node=begin_turn(resets))
+
+    hints = typing.get_type_hints(MergState)
+    fields = {spec.writes: spec.output | None for spec in specs.values() if spec.writes and spec.writes not in hints}
+    builder = StateGraph(_with_fields(MergState, fields), context_schema=RunContext, input_schema=MergInput,
+                         output_schema=_with_fields(MergOutput, fields))
+    for spec in specs.values():
+        builder.add_node(spec.name, spec.node)
     builder.add_edge(START, "begin_turn")
-    for src, dst in edges:
-        builder.add_edge(src, dst)
-    for src, (router, targets) in routers.items():
-        builder.add_conditional_edges(src, router, targets)
-    return builder.compile(checkpointer=checkpointer if checkpointer is not None else open_checkpointer(config))
+    for spec in specs.values():
+        if isinstance(spec.then, Route):
+            builder.add_conditional_edges(spec.name, spec.then.router, list(spec.then.targets))
+        elif spec.then is not None:
+            builder.add_edge(spec.name, spec.then)
+    if checkpointer is None:
+        checkpointer = open_checkpointer(config, [spec.output for spec in specs.values() if spec.writes and spec.output])
+    return builder.compile(checkpointer=checkpointer)

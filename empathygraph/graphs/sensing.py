@@ -14,14 +14,16 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import dump
 from empathygraph.context import RunContext
 from empathygraph.errors import EmpathyGraphError
-from empathygraph.schemas import Cues, VoiceCue
+from empathygraph.schemas import Cues, FaceCue, VoiceCue
 from empathygraph.state import MergState, TurnInput
 from empathygraph.trace.records import StepRecord
 
 Sense = Literal["listen", "look", "read"]
+SENSES: tuple[Sense, ...] = ("listen", "look", "read")
 
 
 def route_senses(state: MergState) -> list[Sense]:
@@ -95,3 +97,12 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         notes=notes,
     )
     return {"cues": cues, "steps": [record]}
+
+
+# A sense that cannot use its input says so in ``skipped``.
+LISTEN = AgentSpec(name="listen", label="listened to the voice", node=listen_node, kind="tool", output=VoiceCue,
+                   resets={"skipped": None}, reads="audio", then="read", fixed=True)
+LOOK = AgentSpec(name="look", label="looked at the face", node=look_node, kind="tool", output=FaceCue,
+                 resets={"skipped": None}, reads="face", then="read", fixed=True)
+READ = AgentSpec(name="read", label="read the words", node=read_node, kind="tool", writes="cues", output=Cues,
+                 then="perception", fixed=True)

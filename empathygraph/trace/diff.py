@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from empathygraph.trace.records import StepRecord
-from empathygraph.trace.replay import TraceTurn, decisions
+from empathygraph.trace.replay import decisions
+from empathygraph.turn import TurnResult
 
 
 @dataclass
@@ -37,8 +38,8 @@ class TurnDiff:
     """The steps of one turn, paired."""
 
     index: int
-    a: TraceTurn | None
-    b: TraceTurn | None
+    a: TurnResult | None
+    b: TurnResult | None
     steps: list[StepDiff]
 
 
@@ -49,7 +50,7 @@ def _decided(record: StepRecord | None) -> dict[str, str]:
     return {label: " | ".join(values) for label, values in found.items()}
 
 
-def _keyed(turn: TraceTurn | None) -> list[tuple[str, int, StepRecord]]:
+def _keyed(turn: TurnResult | None) -> list[tuple[str, int, StepRecord]]:
     seen: Counter[str] = Counter()
     keyed = []
     for record in turn.steps if turn else []:
@@ -65,7 +66,7 @@ def diff_steps(a: StepRecord | None, b: StepRecord | None) -> list[tuple[str, st
     return [(label, da.get(label, ""), db.get(label, "")) for label in labels if da.get(label) != db.get(label)]
 
 
-def diff_turn(index: int, a: TraceTurn | None, b: TraceTurn | None) -> TurnDiff:
+def diff_turn(index: int, a: TurnResult | None, b: TurnResult | None) -> TurnDiff:
     """Pair the steps of one turn of each run."""
     in_a = {(name, n): record for name, n, record in _keyed(a)}
     in_b = {(name, n): record for name, n, record in _keyed(b)}
@@ -74,6 +75,6 @@ def diff_turn(index: int, a: TraceTurn | None, b: TraceTurn | None) -> TurnDiff:
     return TurnDiff(index, a, b, steps)
 
 
-def diff_traces(a: list[TraceTurn], b: list[TraceTurn]) -> list[TurnDiff]:
+def diff_traces(a: list[TurnResult], b: list[TurnResult]) -> list[TurnDiff]:
     """Pair two runs' turns by position and diff each."""
     return [diff_turn(index, ta, tb) for index, (ta, tb) in enumerate(zip_longest(a, b))]

@@ -14,20 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.utils.json import parse_partial_json
 from langgraph.config import get_stream_writer
 
+from empathygraph.graphs.registry import STEPS
 from empathygraph.schemas import Critique
 from empathygraph.trace.records import StepRecord
-
-if TYPE_CHECKING:
-    from empathygraph.session import TurnResult
+from empathygraph.turn import TurnResult
 
 STREAM_MODES: list[str] = ["tasks", "updates", "messages", "custom"]
-# Nodes whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
-REPLY_FIELDS: dict[str, tuple[str, ...]] = {"response": ("reply", "acknowledgment", "question")}
+# Steps whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
+REPLY_FIELDS: dict[str, tuple[str, ...]] = {spec.name: spec.reply_fields for spec in STEPS if spec.reply_fields}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.trace.records import StepRecord
-from empathygraph.trace.replay import TraceTurn, group_turns
+from empathygraph.trace.replay import group_turns
+from empathygraph.turn import TurnResult
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
@@ -38,7 +39,7 @@ def _end_s(step: StepRecord) -> float:
         return 0.0
 
 
-def _step_attributes(step: StepRecord, turn: TraceTurn) -> dict[str, Any]:
+def _step_attributes(step: StepRecord, turn: TurnResult) -> dict[str, Any]:
     tool = step.kind == "tool"
     attributes: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool" if tool else "invoke_agent",
@@ -57,7 +58,7 @@ def _step_attributes(step: StepRecord, turn: TraceTurn) -> dict[str, Any]:
     return attributes
 
 
-def _emit_turn(tracer: Tracer, turn: TraceTurn, model: str) -> int:
+def _emit_turn(tracer: Tracer, turn: TurnResult, model: str) -> int:
     from opentelemetry import trace
     from opentelemetry.trace import Status, StatusCode
 

@@ -11,7 +11,7 @@ matplotlib.use("Agg")  # files only; never a window
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from empathygraph.trace.replay import TraceTurn
+from empathygraph.turn import TurnResult
 
 KIND_COLOURS = {"tool": "#6c8ebf", "agent": "#d79b00", "router": "#999999", "generator": "#82b366", "protocol": "#b85450"}
 
@@ -27,25 +27,25 @@ def _svg(figure: Figure, element_id: str) -> str:
     return svg.replace("<svg", f'<svg id="{element_id}" role="img"', 1)
 
 
-def emotion_trajectory_svg(turns: list[TraceTurn]) -> str | None:
+def emotion_trajectory_svg(turns: list[TurnResult]) -> str | None:
     """Valence and arousal per turn, each point labelled with the emotion (None: no emotion step)."""
-    points = [(turn.turn_index + 1, step.output) for turn in turns if (step := turn.last("emotion_cause"))]
+    points = [(turn.turn_index + 1, turn.emotion) for turn in turns if turn.emotion is not None]
     if not points:
         return None
     xs = [x for x, _ in points]
     figure, axes = plt.subplots(figsize=(max(4.5, 1.3 * len(xs) + 2), 3.2))
     axes.axhline(0, color="#cccccc", linewidth=0.8)
-    axes.plot(xs, [out.get("valence", 0) for _, out in points], "o-", color="#3b6ea8", label="valence")
-    axes.plot(xs, [out.get("arousal", 0) for _, out in points], "s--", color="#c0504d", label="arousal")
-    for x, out in points:
-        axes.annotate(str(out.get("emotion", "?")), (x, out.get("valence", 0)), textcoords="offset points",
+    axes.plot(xs, [emotion.valence for _, emotion in points], "o-", color="#3b6ea8", label="valence")
+    axes.plot(xs, [emotion.arousal for _, emotion in points], "s--", color="#c0504d", label="arousal")
+    for x, emotion in points:
+        axes.annotate(emotion.emotion.value, (x, emotion.valence), textcoords="offset points",
                       xytext=(0, 9), ha="center", fontsize=9)
     axes.set(xlabel="turn", ylim=(-1.15, 1.25), xticks=xs, title="Emotion trajectory")
     axes.legend(loc="lower right", fontsize=8)
     return _svg(figure, "emotion-trajectory")
 
 
-def step_starts(turn: TraceTurn) -> list[float]:
+def step_starts(turn: TurnResult) -> list[float]:
     """Seconds from the turn's start to each step's start.
 
     Unreadable (hand-edited) time stamps lay the steps end to end.
@@ -58,7 +58,7 @@ def step_starts(turn: TraceTurn) -> list[float]:
     return [begin - first for begin in begins]
 
 
-def latency_timeline_svg(turn: TraceTurn) -> str:
+def latency_timeline_svg(turn: TurnResult) -> str:
     """When each step of a turn ran and for how long, as a Gantt chart."""
     steps = turn.steps
     figure, axes = plt.subplots(figsize=(7.5, 0.32 * len(steps) + 1.0))

@@ -12,20 +12,23 @@ from pathlib import Path
 from jinja2 import Environment
 from markupsafe import Markup
 
+from empathygraph.graphs.registry import senses
 from empathygraph.trace.plots import emotion_trajectory_svg, latency_timeline_svg
 from empathygraph.trace.records import StepRecord
-from empathygraph.trace.replay import TraceTurn, decisions, group_turns
+from empathygraph.trace.replay import decisions, group_turns
 from empathygraph.trace.report_page import PAGE
+from empathygraph.turn import TurnResult
 
 MAX_EMBED_BYTES = 25 * 1024 * 1024
+# (the state field whose step decided it, the decision, its title)
 CHAIN_OF_EMPATHY = [
-    ("emotion_cause", "scenario", "Event scenario"),
-    ("emotion_cause", "emotion", "Emotion"),
-    ("emotion_cause", "intensity", "Intensity"),
-    ("emotion_cause", "cause", "Emotion cause"),
-    ("empathy_strategy", "goal", "Goal to response"),
-    ("empathy_strategy", "strategy", "Strategy"),
-    ("empathy_strategy", "why", "Rationale"),
+    ("emotion", "scenario", "Event scenario"),
+    ("emotion", "emotion", "Emotion"),
+    ("emotion", "intensity", "Intensity"),
+    ("emotion", "cause", "Emotion cause"),
+    ("empathy", "goal", "Goal to response"),
+    ("empathy", "strategy", "Strategy"),
+    ("empathy", "why", "Rationale"),
 ]
 
 
@@ -60,28 +63,28 @@ def embed_media(role: str, path: str, roots: list[Path]) -> Media:
     return Media(role, path, tag, f"data:{mime};base64,{base64.b64encode(found.read_bytes()).decode('ascii')}")
 
 
-def _chain(turn: TraceTurn) -> list[tuple[str, str]]:
+def _chain(turn: TurnResult) -> list[tuple[str, str]]:
     found = []
-    for step_name, label, title in CHAIN_OF_EMPATHY:
-        record = turn.last(step_name)
-        value = dict(decisions(record)).get(label) if record else None
+    for field, label, title in CHAIN_OF_EMPATHY:
+        records = turn.writing(field)
+        value = dict(decisions(records[-1])).get(label) if records else None
         if value:
             found.append((title, value))
-    critiques = [record for record in turn.steps if record.step == "reflection"]
-    for record in critiques:
+    for record in turn.writing("critique"):
         said = dict(decisions(record))
+        issues = record.output.get("issues")
         found.append((f"Reflection (round {record.round})", said.get("verdict", "") +
-                      (f" — {'; '.join(record.output.get('issues', []))}" if record.output.get("issues") else "")))
+                      (f" — {'; '.join(issues)}" if issues else "")))
     if turn.reply:
         found.append(("Response", turn.reply))
     return found
 
 
-def _cues(turn: TraceTurn) -> list[tuple[str, list[tuple[str, str]]]]:
+def _cues(turn: TurnResult) -> list[tuple[str, list[tuple[str, str]]]]:
     """Perception cues side by side: one column per sense, then the fused reading."""
-    columns = [(name.title(), decisions(record)) for name in ("listen", "look", "read") if (record := turn.last(name))]
-    if (record := turn.last("perception")) is not None:
-        columns.append(("Perception (fused)", decisions(record)))
+    columns = [(sense.name.title(), decisions(record)) for sense in senses() if (record := turn.last(sense.name))]
+    if fused := turn.writing("perception"):
+        columns.append(("Perception (fused)", decisions(fused[-1])))
     return columns
 
 
