@@ -106,11 +106,19 @@ def extend_or_clear(current: list[T] | None, update: list[T] | None) -> list[T]:
     return [*(current or []), *update]
 
 
-class MergState(TypedDict, total=False):
-    """State of the multimodal empathetic response graph."""
+class MergState(TypedDict):
+    """State of the multimodal empathetic response graph.
 
+    Every key is there while a turn runs: the caller gives ``session_id`` and ``turn``,
+    ``begin_turn`` sets the per-turn keys (an agent's output is None until it has run),
+    and the session keeps ``history`` and ``profile``. A step added with an ``AgentSpec``
+    that writes a field of its own gets that key too (``graphs.merg.build_graph``).
+    """
+
+    # given by the caller
     session_id: str
     turn: TurnInput
+    # this turn's working state, set by begin_turn
     turn_index: int
     cues: Annotated[Cues, merge_cues]
     skipped: Annotated[list[str], extend_or_clear]
@@ -124,6 +132,7 @@ class MergState(TypedDict, total=False):
     media: Annotated[dict[str, str], merge_or_clear]
     chat: Annotated[list[Exchange], extend_or_clear]
     steps: Annotated[list[StepRecord], extend_or_clear]
+    # kept by the session across turns
     history: Annotated[list[HistoryEntry], operator.add]
     profile: AvatarProfile
 

@@ -96,7 +96,7 @@ def _blend(prior: float, voice: float | None) -> float:
 
 def route_after_emotion(state: MergState) -> Literal["crisis_protocol", "empathy_strategy"]:
     """Risk disclosed: the crisis protocol answers; otherwise plan a reply."""
-    perception = state.get("perception")
+    perception = state["perception"]
     at_risk = perception is not None and perception.safety.at_risk
     return "crisis_protocol" if at_risk else "empathy_strategy"
 

@@ -60,14 +60,14 @@ def rationale(strategy: Strategy, ranked: list[tuple[Strategy, float]], source: 
 
 
 def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
-    return [entry.strategy.value for entry in state.get("history", [])[-count:]]
+    return [entry.strategy.value for entry in state["history"][-count:]]
 
 
 def prior_ranking(prior: StrategyPredictor | None, state: MergState) -> list[tuple[Strategy, float]]:
     """The strategy prior's ranking for this turn (empty without a prior)."""
     if prior is None:
         return []
-    history = state.get("history", [])
+    history = state["history"]
     previous = history[-1].strategy if history else None
     return prior.predict(state["cues"].words, previous, len(history))
 

@@ -122,7 +122,7 @@ def perception_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         conflicts=conflicts,
         reading=reading,
         safety=cues.safety or SafetyAssessment(),
-        skipped=list(state.get("skipped", [])),
+        skipped=list(state["skipped"]),
     )
     record = agent_record(
         "perception",

@@ -91,8 +91,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     started = time.perf_counter()
     config = runtime.context.config.agents
     plan, analysis, empathy = state["response"], state["emotion"], state["empathy"]
-    profile = state.get("profile") or runtime.context.config.profile
-    rounds = state.get("rounds", 0)
+    profile = state["profile"]
+    rounds = state["rounds"]
     issues = check_plan(plan, analysis, empathy, profile, state["perception"].text, config.reply_max_words)
     can_revise = rounds < config.reflection_rounds
     messages = answer = None
@@ -134,7 +134,7 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
 
 def route_after_reflection(state: MergState) -> Literal["response", "render"]:
     """Rewrite while the critic asks for it and rounds remain; otherwise render."""
-    critique = state.get("critique")
+    critique = state["critique"]
     return "response" if critique is not None and critique.verdict == "revise" else "render"
 
 

@@ -110,12 +110,12 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     """Write the reply (or rewrite it after a critique) and derive its voice and face."""
     started = time.perf_counter()
     config = runtime.context.config.agents
-    profile: AvatarProfile = state.get("profile") or runtime.context.config.profile
+    profile: AvatarProfile = state["profile"]
     strategy = state["empathy"].strategy
     asks = strategy is Strategy.QUESTION
     task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy],
                        words=config.reply_max_words, answer=QUESTION_JSON if asks else REPLY_JSON)
-    critique, previous = state.get("critique"), state.get("response")
+    critique, previous = state["critique"], state["response"]
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
@@ -148,7 +148,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         output=plan,
         messages=messages,
         answer=answer,
-        round=state.get("rounds", 0),
+        round=state["rounds"],
         fallback="; ".join(notes) or None,
         inputs={"revising": revising},
     )
