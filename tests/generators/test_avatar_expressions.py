@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from empathygraph.eval.consistency import EXPECTED_GEOMETRY, geometry_agreement
-from empathygraph.generators.avatar_procedural import ProceduralHead, mouth_area, mouth_shape
-from empathygraph.generators.face_motion import EXPRESSIONS, Expression, FaceTrack
+from empathygraph.generators.avatar.motion import EXPRESSIONS, Expression, FaceTrack
+from empathygraph.generators.avatar.procedural import ProceduralHead, mouth_area, mouth_shape
 from empathygraph.schemas import AgeGroup, AvatarProfile, CoarseEmotion, Gender
 
 SCALE = 0.35 + 0.65 * 0.8  # intensity 0.8, as build_track scales it

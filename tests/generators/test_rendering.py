@@ -12,7 +12,7 @@ import pytest
 from empathygraph.eval.consistency import lipsync_r
 from empathygraph.generators import GeneratorsConfig, build_renderer
 from empathygraph.generators.audio import read_wav
-from empathygraph.generators.video import probe
+from empathygraph.generators.avatar.video import probe
 
 STANDIN = Path(__file__).with_name("liveportrait_standin.py")
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from empathygraph.generators.base import GeneratorError
-from empathygraph.generators.text import clean, sentences
-from empathygraph.generators.voice_character import character
-from empathygraph.generators.voice_dsp import shift_voice, time_stretch
+from empathygraph.generators.speech.text import clean, sentences
+from empathygraph.generators.speech.voice_character import character
+from empathygraph.generators.speech.voice_dsp import shift_voice, time_stretch
 from empathygraph.schemas import AvatarProfile, SpeechStyle
 
 STYLE = SpeechStyle(emotion="neutral", rate=1.0, pitch=0.0, energy=0.5)

@@ -26,8 +26,8 @@ import numpy as np
 
 from empathygraph.generators.base import Speech
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.face_motion import Expression, FaceTrack, build_track
-from empathygraph.generators.video import write_avatar_video
+from empathygraph.generators.avatar.motion import Expression, FaceTrack, build_track
+from empathygraph.generators.avatar.video import write_avatar_video
 from empathygraph.schemas import AgeGroup, AvatarDirectives, AvatarProfile, Gender
 
 # The mouth's inside: a colour used nowhere else, so a frame's open-mouth area can be measured.

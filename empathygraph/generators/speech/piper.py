@@ -16,9 +16,9 @@ import numpy as np
 
 from empathygraph.generators.base import GeneratorError, SpeechChunk
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.text import sentences
-from empathygraph.generators.voice_character import BaseVoice, VoiceCharacter, character
-from empathygraph.generators.voice_dsp import shift_voice
+from empathygraph.generators.speech.text import sentences
+from empathygraph.generators.speech.voice_character import BaseVoice, VoiceCharacter, character
+from empathygraph.generators.speech.voice_dsp import shift_voice
 from empathygraph.schemas import AvatarProfile, SpeechStyle
 
 # Joe (en_US, medium) is a young man; the median F0 of his voice measures ~102 Hz.

@@ -17,8 +17,8 @@ import numpy as np
 
 from empathygraph.generators.base import GeneratorError, SpeechChunk
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.text import sentences
-from empathygraph.generators.voice_character import EMOTION_AROUSAL
+from empathygraph.generators.speech.text import sentences
+from empathygraph.generators.speech.voice_character import EMOTION_AROUSAL
 from empathygraph.schemas import AvatarProfile, SpeechStyle
 
 XTTS_SAMPLE_RATE = 24000

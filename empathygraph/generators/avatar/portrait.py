@@ -15,10 +15,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from empathygraph.generators.avatar.motion import FaceTrack, build_track
+from empathygraph.generators.avatar.video import write_avatar_video
 from empathygraph.generators.base import GeneratorError, Speech
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.face_motion import FaceTrack, build_track
-from empathygraph.generators.video import write_avatar_video
 from empathygraph.schemas import AvatarDirectives, AvatarProfile
 
 

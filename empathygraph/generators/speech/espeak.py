@@ -16,8 +16,8 @@ import numpy as np
 
 from empathygraph.generators.base import GeneratorError, SpeechChunk
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.text import sentences
-from empathygraph.generators.voice_character import EMOTION_AROUSAL
+from empathygraph.generators.speech.text import sentences
+from empathygraph.generators.speech.voice_character import EMOTION_AROUSAL
 from empathygraph.schemas import AgeGroup, AvatarProfile, Gender, SpeechStyle, Timbre
 
 _VARIANT: dict[tuple[AgeGroup, Gender], str] = {

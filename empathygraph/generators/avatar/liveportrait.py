@@ -14,10 +14,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from empathygraph.generators.avatar_portrait import PortraitAvatar
+from empathygraph.generators.avatar.portrait import PortraitAvatar
+from empathygraph.generators.avatar.video import ffmpeg_exe
 from empathygraph.generators.base import GeneratorError, Speech
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.generators.video import ffmpeg_exe
 from empathygraph.schemas import AvatarDirectives, AvatarProfile
 
 
