@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from empathygraph.graphs.merg import build_graph
 from empathygraph.schemas import LabelScore, RiskCategory, Strategy, TextEmotionCue
-from empathygraph.state import TurnInput
+from empathygraph.state import Exchange, TurnInput
 from empathygraph.tools.toolbox import ToolBox
 from tests.conftest import make_empathizer, scripted, test_config
 
@@ -178,3 +179,29 @@ def test_an_unsure_classifier_can_leave_the_llm_its_top_emotions_only():
     result = make_empathizer(model, config, toolbox=UnsureWords(config.perception)).respond("My dog died yesterday.")
     assert "one of: sad, lonely, devastated" in model.calls_for("LabelledCauseDraft")[0].prompt
     assert result.emotion.emotion.value == "lonely" and result.emotion.label_source == "llm"
+
+
+def test_the_trace_records_the_shared_chat_but_never_steers_it():
+    """Prompts are built from the agents' chat, so what a step does to the trace cannot change them."""
+
+    def tamper(state, runtime):
+        for record in state["steps"]:
+            record.raw_output, record.prompt = "tampered", [{"role": "human", "content": "tampered"}]
+        return {}
+
+    model = scripted()
+    graph = build_graph(test_config(), insert_after={"emotion_cause": ("tamper", tamper)})
+    make_empathizer(model, graph=graph).respond("Yesterday my dog died and the house is empty.")
+    later = model.calls_for("StrategyDraft")[0].prompt
+    assert "tampered" not in later and "my dog died" in later
+
+
+def test_a_custom_agent_joins_the_chat_by_returning_its_exchange():
+    def note(state, runtime):
+        return {"chat": [Exchange(step="note", asked="Step: a note. JSON", answer='{"note": "be brief"}')]}
+
+    model = scripted()
+    graph = build_graph(test_config(), insert_after={"emotion_cause": ("note", note)})
+    make_empathizer(model, graph=graph).respond("Yesterday my dog died and the house is empty.")
+    messages = model.calls_for("StrategyDraft")[0].messages
+    assert [m.content for m in messages[-3:-1]] == ["Step: a note. JSON", '{"note": "be brief"}']

@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from empathygraph.agents.emotion_fusion import FusedEmotion
-from empathygraph.graphs.registry import REPLY_STEPS, view
+from empathygraph.graphs.registry import reply_fields, view
 from empathygraph.trace.events import (
     MediaReady,
     ReplyToken,
@@ -122,7 +122,7 @@ def show_live(console: Console, events: Iterable[TurnEvent]) -> TurnResult:
             match event:
                 case StepStarted(node=node):
                     running.started[node] = time.perf_counter()
-                    if node in REPLY_STEPS:
+                    if node in reply_fields():
                         running.reply = ""
                 case StepFinished(node=node):
                     running.started.pop(node, None)

@@ -46,6 +46,10 @@ class Backends(Generic[B]):
             raise ValueError(f"'{NONE}' turns {self.medium} off; a backend cannot take that name")
         self._factories[name] = factory
 
+    def unregister(self, name: str) -> None:
+        """Forget a backend registered here (not one an installed package provides)."""
+        self._factories.pop(name, None)
+
     def _installed(self) -> dict[str, str]:
         return {point.name: point.value for point in entry_points(group=self.group)}
 

@@ -37,12 +37,11 @@ from empathygraph.agents.spec import AgentSpec, Node, Route
 from empathygraph.config import Config
 from empathygraph.context import RunContext
 from empathygraph.graphs.lifecycle import begin_turn
-from empathygraph.graphs.registry import STEPS
+from empathygraph.graphs.registry import AGENTS, STEPS
 from empathygraph.state import MergInput, MergOutput, MergState
 from empathygraph.trace import records
 
-# The agents a user may replace by name, and their nodes.
-AGENTS: dict[str, Node] = {spec.name: spec.node for spec in STEPS if not spec.fixed}
+__all__ = ["AGENTS", "build_graph", "open_checkpointer", "session_serializer"]
 
 
 def session_serializer(types: Sequence[type] = ()) -> JsonPlusSerializer:
@@ -89,7 +88,7 @@ def build_graph(
     nodes: Mapping[str, Node] | None = None,
     insert_after: Mapping[str, tuple[str, Node] | AgentSpec] | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
-    steps: Sequence[AgentSpec] = STEPS,
+    steps: Sequence[AgentSpec] | None = None,
 ) -> CompiledStateGraph:
     """Assemble and compile the MERG graph.
 
@@ -101,14 +100,15 @@ def build_graph(
             step right after ``existing``; it takes over ``existing``'s outgoing edge or route.
             A spec that ``writes`` a field the state lacks gets that field.
         checkpointer: session store; default from ``config`` (SQLite file).
-        steps: the step registry (default ``graphs.registry.STEPS``); a spec with ``after``
-            is placed as ``insert_after`` would place it.
+        steps: the steps (default: the registry, ``graphs.registry.STEPS``); a spec with
+            ``after`` is placed as ``insert_after`` would place it.
 
     Returns:
         The compiled graph. Invoke it with ``{"session_id", "turn"}``, a thread id in
         ``config["configurable"]`` and ``context=RunContext(...)``.
     """
     config = config or Config()
+    steps = STEPS if steps is None else steps
     specs = {spec.name: spec for spec in steps if spec.after is None}
     agents = {name for name, spec in specs.items() if not spec.fixed}
     unknown = set(nodes or {}) - agents

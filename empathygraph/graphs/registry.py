@@ -7,13 +7,13 @@ graph all read this list instead of naming steps themselves.
 
 Adding an agent: write its module (copy ``agents/empathy_strategy.py``: a node, its output
 schema, ``SPEC = AgentSpec(...)`` with ``after=`` the step it follows) and add ``SPEC`` to
-``AGENT_SPECS`` below.
+``AGENT_SPECS`` below; an agent in another package calls ``register(SPEC)`` instead.
 """
 
 from __future__ import annotations
 
 from empathygraph.agents import crisis, emotion_cause, empathy_strategy, perception, reflection, response
-from empathygraph.agents.spec import AgentSpec, StepView
+from empathygraph.agents.spec import AgentSpec, Node, StepView
 from empathygraph.graphs import lifecycle, sensing
 
 # The agents, in the order they reason (a new agent: one more line).
@@ -34,20 +34,35 @@ FRAME: tuple[AgentSpec, ...] = (
     lifecycle.RENDER,
     lifecycle.REMEMBER,
 )
-STEPS: tuple[AgentSpec, ...] = (*FRAME, *AGENT_SPECS)
+# The registry: the frame, the agents, and any step a package adds with ``register``.
+STEPS: list[AgentSpec] = [*FRAME, *AGENT_SPECS]
+# How each step's records read back, by name (a step's substeps included).
+VIEWS: dict[str, StepView] = {}
+# The agents a user may replace by name, and their nodes.
+AGENTS: dict[str, Node] = {}
 
 
-def _views(steps: tuple[AgentSpec, ...]) -> dict[str, StepView]:
-    views: dict[str, StepView] = {}
-    for spec in steps:
-        views[spec.name] = spec
-        views.update({sub.name: sub for sub in spec.substeps})
-    return views
+def _add_views(spec: AgentSpec) -> None:
+    for found in (spec, *spec.substeps):
+        if found.name in VIEWS:
+            raise ValueError(f"a step named '{found.name}' is registered already")
+        VIEWS[found.name] = found
+    if not spec.fixed:
+        AGENTS[spec.name] = spec.node
 
 
-VIEWS: dict[str, StepView] = _views(STEPS)
-# The steps that write the reply (its text streams to the person as the LLM writes it).
-REPLY_STEPS: frozenset[str] = frozenset(spec.name for spec in STEPS if spec.reply_fields)
+for _spec in STEPS:
+    _add_views(_spec)
+
+
+def register(spec: AgentSpec) -> None:
+    """Add a step to the default graph and to every view of it (give it ``after=``, the step it follows).
+
+    For an agent that lives outside this package; one of the package's own is listed in
+    ``AGENT_SPECS`` instead.
+    """
+    _add_views(spec)
+    STEPS.append(spec)
 
 
 def view(step: str) -> StepView | None:
@@ -63,3 +78,8 @@ def writers(field: str) -> frozenset[str]:
 def senses() -> list[AgentSpec]:
     """The perception tools' steps, in graph order (``read`` last)."""
     return [spec for spec in STEPS if spec.kind == "tool"]
+
+
+def reply_fields() -> dict[str, tuple[str, ...]]:
+    """The steps whose LLM answer carries the reply (it streams to the person), and the fields that hold it."""
+    return {spec.name: spec.reply_fields for spec in STEPS if spec.reply_fields}

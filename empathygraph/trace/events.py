@@ -19,14 +19,12 @@ from typing import Any
 from langchain_core.utils.json import parse_partial_json
 from langgraph.config import get_stream_writer
 
-from empathygraph.graphs.registry import STEPS
+from empathygraph.graphs.registry import reply_fields
 from empathygraph.schemas import Critique
 from empathygraph.trace.records import StepRecord
 from empathygraph.turn import TurnResult
 
 STREAM_MODES: list[str] = ["tasks", "updates", "messages", "custom"]
-# Steps whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
-REPLY_FIELDS: dict[str, tuple[str, ...]] = {spec.name: spec.reply_fields for spec in STEPS if spec.reply_fields}
 
 
 @dataclass(frozen=True)
@@ -102,7 +100,9 @@ def emit(**data: Any) -> None:
 class ReplyWatcher:
     """Pick the reply text out of a JSON answer that arrives token by token."""
 
-    def __init__(self) -> None:
+    def __init__(self, fields: dict[str, tuple[str, ...]] | None = None) -> None:
+        # Steps whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
+        self.fields = reply_fields() if fields is None else fields
         self._raw: dict[str, str] = {}
         self._shown: dict[str, str] = {}
 
@@ -113,7 +113,7 @@ class ReplyWatcher:
 
     def feed(self, node: str, token: str) -> str:
         """Take one token of ``node``'s answer; return the reply text it added."""
-        keys = REPLY_FIELDS.get(node)
+        keys = self.fields.get(node)
         if keys is None or not token:
             return ""
         raw = self._raw.get(node, "") + token
