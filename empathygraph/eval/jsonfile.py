@@ -18,17 +18,6 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:
-    """Yield (line, object, error) per non-empty line; object is None when the line is not JSON."""
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line), None
-        except json.JSONDecodeError as exc:
-            yield number, None, f"not JSON ({exc.msg})"
-
-
 def _skip(text: str, pos: int, chars: str = " \t\r\n") -> int:
     while pos < len(text) and text[pos] in chars:
         pos += 1
