@@ -16,6 +16,7 @@ from empathygraph.generators.avatar import AVATARS
 from empathygraph.generators.base import (
     AvatarAnimator,
     GeneratorError,
+    PhonemeTiming,
     RenderedMedia,
     Speech,
     SpeechChunk,
@@ -36,6 +37,7 @@ __all__ = [
     "AvatarAnimator",
     "GeneratorError",
     "GeneratorsConfig",
+    "PhonemeTiming",
     "PlanRenderer",
     "RenderedMedia",
     "Speech",
