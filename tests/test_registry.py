@@ -7,11 +7,13 @@ import time
 import pytest
 
 from empathygraph import Empathizer, build_graph
+from empathygraph.agents.response import response_node
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.graphs import registry
 from empathygraph.graphs.registry import AGENT_SPECS, STEPS, view
 from empathygraph.schemas import Decisions, StepOutput
+from empathygraph.state import MergState
 from empathygraph.trace.records import StepRecord
 from empathygraph.trace.replay import decisions, group_turns
 from empathygraph.trace.store import read_trace
@@ -67,12 +69,18 @@ def test_an_added_agent_is_one_spec_and_the_graph_result_and_trace_take_it(tone_
     assert decisions(turn.last("tone")) == [("tone", "gentle")] and turn.output(Tone) == Tone(light=False)
 
 
-def test_insert_after_takes_a_spec_whose_output_gets_a_state_field():
+def test_insert_after_takes_a_spec_whose_output_gets_a_state_field_every_node_sees():
+    seen = []
+
+    def response(state: MergState, runtime) -> dict:  # typed with the base state, still sees the added field
+        seen.append(state.get("tone"))
+        return response_node(state, runtime)
+
     config = test_config()
-    graph = build_graph(config, insert_after={"emotion_cause": TONE})
+    graph = build_graph(config, nodes={"response": response}, insert_after={"emotion_cause": TONE})
     Empathizer(config, backbone=wrap_chat_model(scripted()), graph=graph).respond("My dog died.")
     values = graph.get_state({"configurable": {"thread_id": "default"}}).values
-    assert values["tone"] == Tone(light=False)
+    assert values["tone"] == Tone(light=False) and seen == [Tone(light=False)]
 
 
 def test_every_agent_and_step_is_declared_once_with_a_label_and_its_output():

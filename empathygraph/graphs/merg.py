@@ -129,10 +129,13 @@ def build_graph(
 
     hints = typing.get_type_hints(MergState)
     fields = {spec.writes: spec.output | None for spec in specs.values() if spec.writes and spec.writes not in hints}
-    builder = StateGraph(_with_fields(MergState, fields), context_schema=RunContext, input_schema=MergInput,
+    state_schema = _with_fields(MergState, fields)
+    builder = StateGraph(state_schema, context_schema=RunContext, input_schema=MergInput,
                          output_schema=_with_fields(MergOutput, fields))
+    # A node typed ``state: MergState`` would otherwise see only MergState's keys, not the added ones.
+    node_input = {"input_schema": state_schema} if fields else {}
     for spec in specs.values():
-        builder.add_node(spec.name, spec.node)
+        builder.add_node(spec.name, spec.node, **node_input)
     builder.add_edge(START, "begin_turn")
     for spec in specs.values():
         if isinstance(spec.then, Route):
