@@ -254,7 +254,7 @@ class RiskSignal(Record):
     detail: str = Field(default="", description="the phrase, sentence or question behind the score")
 
 
-class SafetyAssessment(Record):
+class SafetyAssessment(StepOutput):
     """What the risk assessment found in the user's words (and, with a session, in earlier turns)."""
 
     category: RiskCategory = Field(default=RiskCategory.NONE, description="the most urgent category found")
@@ -267,6 +267,15 @@ class SafetyAssessment(Record):
     @property
     def at_risk(self) -> bool:
         return self.category is not RiskCategory.NONE
+
+    def decisions(self) -> Decisions:
+        found: Decisions = [("risk", ", ".join(c.value for c in self.categories) if self.at_risk else "none found")]
+        found += [(s.source, f"{s.score:.2f}{' fired' if s.fired else ''}{f' ({s.detail[:80]})' if s.detail else ''}")
+                  for s in self.signals if s.score > 0 or s.fired]
+        return found + ([("session", "careful: risk disclosed earlier")] if self.careful else [])
+
+    def headline(self) -> str:
+        return ", ".join(c.value for c in self.categories) if self.at_risk else "no risk found"
 
 
 class PerceptionReport(StepOutput):
@@ -433,7 +442,9 @@ def risk_decisions(safety: SafetyAssessment | None) -> Decisions:
     """The safety screen's finding, when it found a risk."""
     if safety is None or not safety.at_risk:
         return []
-    return [("safety", f"{safety.category.value} ({', '.join(safety.matched)})")]
+    fired = ", ".join(s.source for s in safety.signals if s.fired)
+    return [("safety", f"{', '.join(c.value for c in safety.categories)} (by {fired or 'the screen'}"
+                       f"{'; ' + ', '.join(safety.matched) if safety.matched else ''})")]
 
 
 class Cues(StepOutput):

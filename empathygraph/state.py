@@ -32,6 +32,7 @@ from empathygraph.schemas import (
     Record,
     ResponsePlan,
     RiskCategory,
+    SafetyAssessment,
     Strategy,
 )
 from empathygraph.trace.records import StepRecord
@@ -124,6 +125,7 @@ class MergState(TypedDict):
     skipped: Annotated[list[str], extend_or_clear]
     perception: PerceptionReport | None
     emotion: EmotionAnalysis | None
+    safety: SafetyAssessment | None
     empathy: EmpathyPlan | None
     response: ResponsePlan | None
     critique: Critique | None
@@ -150,6 +152,7 @@ class MergOutput(TypedDict, total=False):
     turn_index: int
     perception: PerceptionReport | None
     emotion: EmotionAnalysis | None
+    safety: SafetyAssessment | None
     empathy: EmpathyPlan | None
     response: ResponsePlan | None
     critiques: list[Critique]

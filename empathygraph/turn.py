@@ -16,14 +16,22 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.graphs.registry import STEPS, view, writers
-from empathygraph.schemas import Critique, EmotionAnalysis, EmpathyPlan, PerceptionReport, ResponsePlan
+from empathygraph.schemas import (
+    Critique,
+    EmotionAnalysis,
+    EmpathyPlan,
+    PerceptionReport,
+    ResponsePlan,
+    SafetyAssessment,
+)
 from empathygraph.trace.records import StepRecord, TokenUsage
 from empathygraph.trace.store import write_trace
 
 T = TypeVar("T", bound=BaseModel)
 
 # The state fields a turn's result carries, and the result's name for each.
-RESULT_FIELDS = {"perception": "perception", "emotion": "emotion", "empathy": "empathy", "response": "plan"}
+RESULT_FIELDS = {"perception": "perception", "emotion": "emotion", "safety": "safety", "empathy": "empathy",
+                 "response": "plan"}
 
 
 class TurnResult(BaseModel):
@@ -37,6 +45,7 @@ class TurnResult(BaseModel):
     turn_index: int
     perception: PerceptionReport | None = None
     emotion: EmotionAnalysis | None = None
+    safety: SafetyAssessment | None = None
     empathy: EmpathyPlan | None = None
     plan: ResponsePlan | None = None
     critiques: list[Critique] = Field(default_factory=list)

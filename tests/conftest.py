@@ -28,6 +28,7 @@ DEFAULT_SCRIPT: dict[str, Any] = {
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
     "QuestionReplyDraft": {"acknowledgment": "I'm so sorry your dog died.", "question": "What was he like"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
+    "AcknowledgmentDraft": {"acknowledgment": "That sounds like so much pain to carry on your own."},
 }
 
 
@@ -42,6 +43,7 @@ def test_config(**sections: Any) -> Config:
         "sessions": {"db": ":memory:"},
         "agents": {"strategy_label": "llm", "reflection_llm": "always"},
         "perception": {"text_emotion": False},
+        "safety": {"classifier": False},
         "generators": {"speech": "none", "avatar": "none"},
     }
     for key, value in sections.items():

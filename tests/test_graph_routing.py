@@ -8,7 +8,7 @@ from empathygraph.state import Exchange, TurnInput
 from empathygraph.tools.toolbox import ToolBox
 from tests.conftest import make_empathizer, scripted, test_config
 
-AGENT_STEPS = ["perception", "emotion_cause", "empathy_strategy", "response", "reflection"]
+AGENT_STEPS = ["perception", "emotion_cause", "assess_risk", "empathy_strategy", "response", "reflection"]
 
 
 def agent_steps(result) -> list[str]:
@@ -60,18 +60,20 @@ def test_crisis_disclosure_takes_the_protocol_route_and_skips_reflection():
         LabelledCauseDraft={"scenario": "despair", "emotion": "devastated", "quote": "end my life", "intensity": "high"}
     )
     result = make_empathizer(model).respond("I can't do this anymore, I want to end my life.")
-    assert agent_steps(result) == ["perception", "emotion_cause", "crisis_protocol"]
-    assert result.perception.safety.category is RiskCategory.SELF_HARM
+    assert agent_steps(result) == ["perception", "emotion_cause", "assess_risk", "crisis_protocol"]
+    assert result.safety.category is RiskCategory.SELF_HARM
     assert result.plan.safety_protocol
+    assert result.plan.text.startswith("That sounds like so much pain")  # the LLM's checked acknowledgment
     assert "988" in result.plan.text  # a configured resource is in the reply
     assert model.calls_for("ResponseDraft") == [] and model.calls_for("ReflectionDraft") == []
 
 
 def test_crisis_resources_come_from_the_config():
-    config = test_config(safety={"resources": ["Call the Example Helpline at 0800 000 000."]})
+    config = test_config(safety={"resources": ["Call the Example Helpline at 0800 000 000."],
+                                 "resources_by_category": {}})
     model = scripted(LabelledCauseDraft={"scenario": "x", "emotion": "afraid", "quote": "he hits me", "intensity": "high"})
     result = make_empathizer(model, config).respond("My husband hits me when he drinks.")
-    assert result.perception.safety.category is RiskCategory.ABUSE
+    assert result.safety.category is RiskCategory.ABUSE
     assert result.plan.resources == ["Call the Example Helpline at 0800 000 000."]
     assert "0800 000 000" in result.plan.text and "988" not in result.plan.text
 

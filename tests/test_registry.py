@@ -90,7 +90,8 @@ def test_every_agent_and_step_is_declared_once_with_a_label_and_its_output():
         assert view(spec.name) is spec and spec.label
         assert spec.writes is None or spec.output is not None, f"{spec.name} writes {spec.writes} without a schema"
     assert {spec.name for spec in AGENT_SPECS} == {
-        "perception", "emotion_cause", "empathy_strategy", "response", "reflection", "crisis_protocol"
+        "perception", "emotion_cause", "assess_risk", "empathy_strategy", "response", "reflection", "stay_careful",
+        "crisis_protocol",
     }
     assert view("render:piper") is view("render")
 

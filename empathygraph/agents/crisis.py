@@ -1,8 +1,14 @@
-"""Crisis protocol: a safe, supportive reply when the user discloses a risk.
+"""Crisis protocol: a safe, supportive reply when the person discloses a risk, and care after it.
 
-It replaces strategy and response planning for the turn, follows a fixed protocol
-(acknowledge, encourage contacting help now, give the configured resources, stay
-present) and skips reflection, so no later step can soften or remove it.
+When the risk assessment finds danger, this replaces strategy and response planning for
+the turn: one short sentence that acknowledges what the person said (written by the LLM
+and kept only if it passes the rules in ``crisis_words``, else a fixed one), then the fixed
+protocol for every category found, the configured resources, and an offer to stay. It skips
+reflection, so no later step can soften or remove it.
+
+A session that disclosed risk stays careful: on its later turns the ordinary agents answer,
+and ``stay_careful`` (after reflection, before rendering) adds a fixed reminder with the
+resources to whatever reply they settled on, so the protocol is not dropped after one reply.
 """
 
 from __future__ import annotations
@@ -10,75 +16,108 @@ from __future__ import annotations
 import time
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
 
+from empathygraph.agents.crisis_words import PROTOCOLS, acknowledgment_problems, follow_up, protocol_reply
 from empathygraph.agents.expression import avatar_directives
+from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
+from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
+from empathygraph.errors import BackendError
 from empathygraph.schemas import (
     CoarseEmotion,
     EmpathyPlan,
     ResponsePlan,
     RiskCategory,
+    SafetyAssessment,
     SpeechStyle,
     Strategy,
 )
 from empathygraph.state import MergState
 
-PROTOCOL: dict[RiskCategory, tuple[str, str]] = {
-    RiskCategory.SELF_HARM: (
-        "I'm really glad you told me, and I'm so sorry you're hurting this much. You don't have to face this "
-        "alone, and you deserve support right now.",
-        "Are you safe right now? I'm here with you, and I'd like you to reach out to one of these now.",
-    ),
-    RiskCategory.ABUSE: (
-        "Thank you for trusting me with this. What is happening to you is not okay, and it is not your fault.",
-        "Your safety matters most. Are you somewhere safe right now? Please reach out to someone who can help.",
-    ),
-    RiskCategory.MEDICAL_EMERGENCY: (
-        "This sounds like it could be a medical emergency, and I'm worried about you.",
-        "Please call your local emergency number now, or ask someone near you to call. Getting help quickly "
-        "matters most.",
-    ),
-}
-GOALS: dict[RiskCategory, tuple[str, Strategy]] = {
-    RiskCategory.SELF_HARM: ("keep them safe and connect them with crisis support now", Strategy.AFFIRMATION),
-    RiskCategory.ABUSE: ("affirm it is not their fault and connect them with help", Strategy.AFFIRMATION),
-    RiskCategory.MEDICAL_EMERGENCY: ("get them emergency medical help now", Strategy.INFORMATION),
-}
+ACKNOWLEDGE_TASK = (
+    'the first sentence of your reply. In one short, warm sentence, reflect back what they are going through '
+    'and how it feels, in your own words. No question, no advice, and do not mention any method, object or '
+    'place of harm. JSON: "acknowledgment".'
+)
+MAX_TOKENS = 48
+STRATEGY = {RiskCategory.MEDICAL_EMERGENCY: Strategy.INFORMATION}
 
 
-def crisis_reply(category: RiskCategory, resources: list[str]) -> str:
-    """The protocol's words for one risk category, with the configured resources."""
-    acknowledge, encourage = PROTOCOL[category]
-    return " ".join([acknowledge, encourage, *resources])
+class AcknowledgmentDraft(BaseModel):
+    """LLM output of the crisis step: the reply's first sentence only; the rest is fixed."""
+
+    acknowledgment: str = Field(max_length=240)
+
+
+def acknowledgment(state: MergState, runtime: Runtime[RunContext]):
+    """The LLM's acknowledgment if it passes the rules, else None; with what to record about it."""
+    config = runtime.context.config
+    if config.safety.acknowledgment != "llm":
+        return None, None, None, ["fixed acknowledgment (safety.acknowledgment: fixed)"]
+    messages = build_messages(state, ACKNOWLEDGE_TASK, history_turns=config.agents.history_turns)
+    try:
+        answer = ask(runtime.context.backbone, messages, AcknowledgmentDraft, repair_attempts=0,
+                     max_tokens=MAX_TOKENS)
+    except BackendError as exc:
+        return None, messages, None, [f"fixed acknowledgment: the LLM failed ({exc})"]
+    if answer.parsed is None:
+        return None, messages, answer, [f"fixed acknowledgment: unusable answer ({answer.error})"]
+    text = answer.parsed.acknowledgment.strip()
+    problems = acknowledgment_problems(text)
+    if problems:
+        return None, messages, answer, [f"fixed acknowledgment: the LLM's ({text!r}) {'; '.join(problems)}"]
+    return text, messages, answer, []
 
 
 def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
-    """Answer a risk disclosure with the fixed safety protocol."""
+    """Answer a risk disclosure: a checked acknowledgment, the fixed protocol and the resources."""
     started = time.perf_counter()
-    safety = state["perception"].safety
-    resources = list(runtime.context.config.safety.resources)
-    goal, strategy = GOALS[safety.category]
-    empathy = EmpathyPlan(goal=goal, strategy=strategy, rationale=f"safety screen: {safety.category.value}")
+    safety: SafetyAssessment = state["safety"] or SafetyAssessment()
+    categories = safety.categories or [RiskCategory.SELF_HARM]
+    config = runtime.context.config
+    resources = config.safety.resources_for(categories)
+    opening, messages, answer, notes = acknowledgment(state, runtime)
+    first = categories[0]
+    empathy = EmpathyPlan(goal=PROTOCOLS.get(first, PROTOCOLS[RiskCategory.SELF_HARM]).goal,
+                          strategy=STRATEGY.get(first, Strategy.AFFIRMATION),
+                          rationale=f"risk assessment: {', '.join(c.value for c in categories)}")
     plan = ResponsePlan(
-        text=crisis_reply(safety.category, resources),
+        text=protocol_reply(categories, opening, resources),
         speech=SpeechStyle(emotion=CoarseEmotion.NEUTRAL, rate=0.9, pitch=-0.5, energy=0.4),
-        avatar=avatar_directives(state["emotion"], strategy, crisis=True),
-        profile=state.get("profile") or runtime.context.config.profile,
+        avatar=avatar_directives(state["emotion"], empathy.strategy, crisis=True),
+        profile=state.get("profile") or config.profile,
         safety_protocol=True,
         resources=resources,
     )
     record = agent_record(
-        "crisis_protocol",
-        started,
-        output=plan,
-        inputs={"category": safety.category.value, "matched": safety.matched},
-        kind="protocol",
-        notes=["reflection skipped: the protocol reply cannot be changed"],
+        "crisis_protocol", started, output=plan, messages=messages, answer=answer,
+        inputs={"categories": [c.value for c in categories], "matched": safety.matched},
+        kind="protocol", notes=[*notes, "reflection skipped: the protocol reply cannot be changed"],
     )
-    return {"empathy": empathy, "response": plan, "steps": [record]}
+    chat = exchange("crisis_protocol", messages, answer.raw if answer is not None and opening else None)
+    return {"empathy": empathy, "response": plan, "steps": [record], "chat": chat}
+
+
+def stay_careful_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
+    """In a session that disclosed risk before, add the fixed reminder and resources to the settled reply."""
+    safety, plan = state["safety"], state["response"]
+    if safety is None or not safety.careful or plan is None or plan.safety_protocol:
+        return {}
+    started = time.perf_counter()
+    remembered = [c for s in safety.signals if s.source == "session" for c in s.categories]
+    resources = runtime.context.config.safety.resources_for(remembered)
+    reminder = follow_up(resources)
+    updated = plan.model_copy(update={"text": f"{plan.text} {reminder}", "resources": resources})
+    record = agent_record("stay_careful", started, output=updated, kind="protocol",
+                          inputs={"earlier_risk": [c.value for c in remembered]},
+                          notes=["careful session: the reminder is fixed and added after reflection"])
+    return {"response": updated, "steps": [record]}
 
 
 SPEC = AgentSpec(name="crisis_protocol", label="crisis protocol", node=crisis_protocol_node, kind="protocol",
                  writes="response", output=ResponsePlan, then="render")
+STAY_CAREFUL = AgentSpec(name="stay_careful", label="careful after a disclosure", node=stay_careful_node,
+                         kind="protocol", writes="response", output=ResponsePlan, then="render", live="if-recorded")

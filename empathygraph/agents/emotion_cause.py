@@ -10,7 +10,6 @@ checked against the user's words and re-asked once if it is not a real quote.
 from __future__ import annotations
 
 import time
-from typing import Literal
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -20,7 +19,7 @@ from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.emotion_fusion import fused_label
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
-from empathygraph.agents.spec import AgentSpec, Route
+from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
 from empathygraph.context import RunContext
@@ -92,13 +91,6 @@ def _blend(prior: float, voice: float | None) -> float:
     if voice is None:
         return prior
     return round((1 - VOICE_WEIGHT) * prior + VOICE_WEIGHT * voice, 3)
-
-
-def route_after_emotion(state: MergState) -> Literal["crisis_protocol", "empathy_strategy"]:
-    """Risk disclosed: the crisis protocol answers; otherwise plan a reply."""
-    perception = state["perception"]
-    at_risk = perception is not None and perception.safety.at_risk
-    return "crisis_protocol" if at_risk else "empathy_strategy"
 
 
 def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -184,5 +176,5 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
 
 
 SPEC = AgentSpec(name="emotion_cause", label="emotion-cause agent", node=emotion_cause_node, writes="emotion",
-                 output=EmotionAnalysis, then=Route(route_after_emotion, ("crisis_protocol", "empathy_strategy")),
+                 output=EmotionAnalysis, then="assess_risk",
                  substeps=(emotion_fusion.VIEW,))

@@ -132,13 +132,14 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     return update
 
 
-def route_after_reflection(state: MergState) -> Literal["response", "render"]:
-    """Rewrite while the critic asks for it and rounds remain; otherwise render."""
+def route_after_reflection(state: MergState) -> Literal["response", "stay_careful"]:
+    """Rewrite while the critic asks for it and rounds remain; otherwise on to rendering
+    (through ``stay_careful``, which adds the reminder a careful session needs)."""
     critique = state["critique"]
-    return "response" if critique is not None and critique.verdict == "revise" else "render"
+    return "response" if critique is not None and critique.verdict == "revise" else "stay_careful"
 
 
 # Its verdicts show in the live view as events of their own, so its line carries no headline.
 SPEC = AgentSpec(name="reflection", label="reflection agent", node=reflection_node, writes="critique", output=Critique,
-                 resets={"critiques": None, "rounds": 0}, then=Route(route_after_reflection, ("response", "render")),
+                 resets={"critiques": None, "rounds": 0}, then=Route(route_after_reflection, ("response", "stay_careful")),
                  live="line")

@@ -44,8 +44,14 @@ def reasoning_tree(result: TurnResult) -> Tree:
         node.add(f"[yellow]conflict:[/yellow] {conflict}")
     for skipped in p.skipped:
         node.add(f"[yellow]skipped:[/yellow] {skipped}")
-    if p.safety.at_risk:
-        node.add(f"[red]safety: {p.safety.category.value}[/red] ({', '.join(p.safety.matched)})")
+    safety = result.safety
+    if safety is not None and (safety.at_risk or safety.careful):
+        found = ", ".join(c.value for c in safety.categories) or "none this turn"
+        risk = tree.add(f"[red]risk[/red]: {found}{' · careful session' if safety.careful else ''}")
+        for signal in safety.signals:
+            if signal.fired or signal.score > 0:
+                mark = "[red]fired[/red]" if signal.fired else f"below {signal.threshold:.2f}"
+                risk.add(f"{signal.source} {signal.score:.2f} {mark}: {signal.detail[:100]}")
     e = result.emotion
     node = tree.add(f"[cyan]emotion[/cyan]: {e.emotion.value} ({e.coarse.value}, {e.label_source}) "
                     f"intensity {e.intensity:.1f} · valence {e.valence:+.1f} · arousal {e.arousal:+.1f}")

@@ -13,7 +13,7 @@ from pydantic import Field
 from empathygraph.agents.spec import AgentSpec, Node, Route
 from empathygraph.context import RunContext
 from empathygraph.graphs.sensing import SENSES, route_senses
-from empathygraph.schemas import Decisions, StepOutput
+from empathygraph.schemas import Decisions, RiskCategory, StepOutput
 from empathygraph.state import HistoryEntry, MergState
 from empathygraph.trace.records import StepRecord
 
@@ -95,7 +95,7 @@ def remember_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         valence=emotion.valence,
         arousal=emotion.arousal,
         strategy=empathy.strategy,
-        risk=perception.safety.category,
+        risk=state["safety"].category if state["safety"] is not None else RiskCategory.NONE,
     )
     return {"history": [entry]}
 

@@ -12,7 +12,7 @@ schema, ``SPEC = AgentSpec(...)`` with ``after=`` the step it follows) and add `
 
 from __future__ import annotations
 
-from empathygraph.agents import crisis, emotion_cause, empathy_strategy, perception, reflection, response
+from empathygraph.agents import crisis, emotion_cause, empathy_strategy, perception, reflection, response, risk
 from empathygraph.agents.spec import AgentSpec, Node, StepView
 from empathygraph.graphs import lifecycle, sensing
 
@@ -20,9 +20,11 @@ from empathygraph.graphs import lifecycle, sensing
 AGENT_SPECS: tuple[AgentSpec, ...] = (
     perception.SPEC,
     emotion_cause.SPEC,
+    risk.SPEC,
     empathy_strategy.SPEC,
     response.SPEC,
     reflection.SPEC,
+    crisis.STAY_CAREFUL,
     crisis.SPEC,
 )
 # The frame around them: open the turn, sense, read; render and remember.

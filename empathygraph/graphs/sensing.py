@@ -18,7 +18,7 @@ from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import dump
 from empathygraph.context import RunContext
 from empathygraph.errors import EmpathyGraphError
-from empathygraph.schemas import Cues, FaceCue, VoiceCue
+from empathygraph.schemas import Cues, FaceCue, RiskCategory, VoiceCue
 from empathygraph.state import MergState, TurnInput
 from empathygraph.trace.records import StepRecord
 
@@ -76,8 +76,14 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     words = words_of_turn(state["turn"], state["cues"].voice)
     cues = Cues(words=words)
     notes = []
-    if runtime.context.config.safety.enabled:
-        cues.safety = toolbox.screen_safety(words)
+    safety = runtime.context.config.safety
+    if safety.enabled:
+        history = state["history"]
+        earlier = [entry.user for entry in history[-safety.context_turns:]] if safety.context_turns else []
+        careful = any(entry.risk is not RiskCategory.NONE for entry in history)
+        cues.safety = toolbox.screen_safety(words, earlier, careful=careful, classifier=safety.classifier)
+        if safety.classifier and toolbox.risk_classifier_unavailable:
+            notes.append(f"risk classifier unavailable, phrase patterns only: {toolbox.risk_classifier_unavailable}")
     else:
         notes.append("safety screen disabled by configuration")
     if words and runtime.context.config.perception.text_emotion:

@@ -10,13 +10,18 @@ miss can cost far more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-import numpy as np
+from collections.abc import Sequence
 
 from empathygraph.schemas import RiskCategory, RiskSignal, RiskSource, SafetyAssessment
 from empathygraph.tools import safety
-from empathygraph.tools.risk_classifier import CATEGORIES, RiskHead, RiskScores, sentences
+from empathygraph.tools.risk_classifier import (
+    CATEGORIES,
+    Probabilities,
+    RiskScores,
+    RiskThresholds,
+    scores_of,
+    sentences,
+)
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
 
@@ -28,17 +33,17 @@ def pattern_signal(hits: Sequence[PatternHit]) -> RiskSignal:
                       categories=categories, detail=detail)
 
 
-def classifier_signal(scores: RiskScores, head: RiskHead, source: RiskSource = "classifier",
+def classifier_signal(scores: RiskScores, thresholds: RiskThresholds, source: RiskSource = "classifier",
                       threshold: float | None = None) -> RiskSignal:
     """The classifier fires at its calibrated threshold (lower in a careful session).
 
     Its categories are those at or above the head's category threshold, or the likeliest
     one when none is: a disclosure always names what kind of help it needs.
     """
-    threshold = head.threshold if threshold is None else threshold
+    threshold = thresholds.threshold if threshold is None else threshold
     fired = scores.any_risk >= threshold
     ranked = sorted(CATEGORIES, key=lambda c: scores.categories[c], reverse=True)
-    likely = [c for c in ranked if scores.categories[c] >= head.category_threshold] or ranked[:1]
+    likely = [c for c in ranked if scores.categories[c] >= thresholds.category] or ranked[:1]
     return RiskSignal(source=source, score=round(scores.any_risk, 4), threshold=round(threshold, 4), fired=fired,
                       categories=[c for c in PRIORITY if c in likely], detail=scores.where[:300])
 
@@ -82,41 +87,31 @@ class RiskScreen:
     """Patterns, the classifier over the message and its sentences, and over the last few turns together.
 
     Args:
-        head: the trained classifier heads; None screens with the patterns alone.
-        encode: the sentence encoder the heads were trained on (texts -> unit embeddings).
+        probabilities: the classifier (texts -> n x (any risk, categories...)); None screens with the patterns alone.
+        thresholds: where its probabilities fire.
     """
 
-    def __init__(self, head: RiskHead | None = None, encode: Callable[[list[str]], np.ndarray] | None = None) -> None:
-        if head is not None and encode is None:
-            raise ValueError("a risk head needs the encoder it was trained on")
-        self.head, self.encode = head, encode
+    def __init__(self, probabilities: Probabilities | None = None, thresholds: RiskThresholds | None = None) -> None:
+        self.probabilities, self.thresholds = probabilities, thresholds or RiskThresholds()
 
-    def _scores(self, text: str, embedding: np.ndarray | None) -> RiskScores:
-        assert self.head is not None and self.encode is not None
-        pieces = sentences(text)
-        rows = [embedding] if embedding is not None else []
-        todo = ([] if embedding is not None else [text]) + pieces
-        if todo:
-            rows += list(self.encode(todo))
-        return self.head.score([text, *pieces], np.array(rows))
-
-    def assess(self, words: str, earlier: Sequence[str] = (), *, careful: bool = False,
-               embedding: np.ndarray | None = None) -> SafetyAssessment:
+    def assess(self, words: str, earlier: Sequence[str] = (), *, careful: bool = False) -> SafetyAssessment:
         """Assess one turn's words.
 
         Args:
             words: everything the person said this turn (typed and transcribed).
-            earlier: their earlier messages in this session, oldest first (the last few are read with this one).
-            careful: the session disclosed risk before; the classifier fires at its lower (gray) threshold.
-            embedding: the encoder's embedding of ``words`` if already computed (the text-emotion tool's).
+            earlier: their earlier messages in this session, oldest first (read together with this one).
+            careful: the session disclosed risk before; the classifier fires from its lower (gray) threshold.
         """
         hits = safety.find(words)
         signals = [pattern_signal(hits)]
-        if self.head is not None and words.strip():
-            threshold = self.head.gray if careful else self.head.threshold
-            signals.append(classifier_signal(self._scores(words, embedding), self.head, threshold=threshold))
-            if earlier:
-                together = " ".join([*earlier, words])
-                signals.append(classifier_signal(self.head.score([together], self.encode([together])), self.head,
+        if self.probabilities is not None and words.strip():
+            threshold = self.thresholds.gray if careful else self.thresholds.threshold
+            pieces = [words, *sentences(words)]
+            together = " ".join([*earlier, words]) if earlier else None
+            probs = self.probabilities(pieces + ([together] if together else []))
+            signals.append(classifier_signal(scores_of(pieces, probs[: len(pieces)]), self.thresholds,
+                                             threshold=threshold))
+            if together:
+                signals.append(classifier_signal(scores_of([together], probs[len(pieces):]), self.thresholds,
                                                  source="context", threshold=threshold))
         return combine(signals, matched=[h.phrase for h in hits], careful=careful)

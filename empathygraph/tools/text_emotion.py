@@ -165,6 +165,39 @@ class SentenceEncoder:
         ]
         return np.asarray(np.concatenate(parts, axis=1), dtype=np.float32)
 
+    @property
+    def transformer(self):
+        """The Hugging Face model inside a single encoder (its top layers are what tuned tops copy)."""
+        if len(self._models) != 1:
+            raise ValueError(f"'{self.name}' joins several encoders")
+        return self._models[0][0].auto_model
+
+    def states(self, texts: list[str]) -> EncoderStates:
+        """One pass of a single encoder: what :meth:`encode` returns, and every layer's token states.
+
+        Tuned tops (``tools/encoder_top.py``) read the token states after a middle layer, so a
+        message is encoded once for the sentence embedding and every tuned reading.
+        """
+        import torch
+
+        from empathygraph.tools.encoder_top import mean_pool
+
+        features = self._models[0].preprocess(texts)
+        mask = features["attention_mask"]
+        with torch.inference_mode():
+            out = self.transformer(input_ids=features["input_ids"], attention_mask=mask, output_hidden_states=True)
+        embedding = torch.nn.functional.normalize(mean_pool(out.last_hidden_state, mask), dim=-1)
+        return EncoderStates(embedding.numpy().astype(np.float32), out.hidden_states, mask)
+
+
+@dataclass(frozen=True)
+class EncoderStates:
+    """A batch's sentence embeddings (as :meth:`SentenceEncoder.encode`), token states and mask."""
+
+    embedding: np.ndarray  # n x dims, unit rows
+    hidden: tuple  # torch tensors n x tokens x dims: the embeddings' output, then each layer's
+    mask: object  # torch tensor n x tokens, 1 for a real token
+
 
 @dataclass(frozen=True)
 class SoftmaxHead:

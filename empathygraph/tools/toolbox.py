@@ -25,7 +25,7 @@ from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.risk import RiskScreen
-from empathygraph.tools.risk_classifier import RiskHead
+from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
 from empathygraph.tools.text_emotion import HEAD_PATH, TextEmotionClassifier
 
 
@@ -50,8 +50,10 @@ class ToolBox:
         return TextEmotionClassifier()
 
     @cached_property
-    def _risk_head(self) -> RiskHead:
-        return RiskHead.load()
+    def _risk_model(self) -> RiskModel:
+        if not RISK_TOP_PATH.is_file():  # say so before loading the encoder it would run on
+            raise BackendError(f"risk classifier not found at {RISK_TOP_PATH} (run scripts/train_risk_classifier.py)")
+        return RiskModel(self._text_classifier.encoder)
 
     @cached_property
     def _example_bank(self) -> ExampleBank | None:
@@ -97,21 +99,22 @@ class ToolBox:
             text: this turn's words.
             earlier: the person's earlier messages in the session, oldest first.
             careful: the session disclosed risk before (the classifier fires at its lower threshold).
-            classifier: weigh the trained classifier (it shares the text-emotion encoder); when it
+            classifier: weigh the trained classifier (a tuned top over the text-emotion encoder); when it
                 cannot load here the patterns screen alone and ``risk_classifier_unavailable`` says why.
         """
-        screen = RiskScreen()
-        embedding = None
-        if classifier and not self.risk_classifier_unavailable and text.strip():
-            try:
-                head: RiskHead = self._load("text", "_risk_head")
-                encoder: TextEmotionClassifier = self._load("text", "_text_classifier")
-            except BackendError as exc:
-                self.risk_classifier_unavailable = str(exc)
-            else:
-                screen = RiskScreen(head, encoder.encoder.encode)
-                embedding = encoder.embed(text)  # the text-emotion tool embeds the same words: computed once
-        return screen.assess(text, earlier, careful=careful, embedding=embedding)
+        model = self.risk_model() if classifier and text.strip() else None
+        screen = RiskScreen(model.probabilities, model.thresholds) if model else RiskScreen()
+        return screen.assess(text, earlier, careful=careful)
+
+    def risk_model(self) -> RiskModel | None:
+        """The risk classifier, loaded once; None when it cannot load here (``risk_classifier_unavailable``)."""
+        if self.risk_classifier_unavailable:
+            return None
+        try:
+            return self._load("text", "_risk_model")
+        except BackendError as exc:
+            self.risk_classifier_unavailable = str(exc)
+            return None
 
     def text_emotion(self, text: str) -> TextEmotionCue | None:
         """Rank the 32 ED emotions for ``text``.

@@ -8,19 +8,18 @@ import pytest
 from empathygraph.schemas import RiskCategory
 from empathygraph.tools import safety
 from empathygraph.tools.risk import RiskScreen, classifier_signal, combine, llm_signal, pattern_signal
-from empathygraph.tools.risk_classifier import CATEGORIES, RiskHead, RiskScores, sentences
+from empathygraph.tools.risk_classifier import CATEGORIES, RiskScores, RiskThresholds, sentences
+
+THRESHOLDS = RiskThresholds(threshold=0.5, gray=0.2, category=0.3)
 
 
-def toy_head(threshold: float = 0.5, gray: float = 0.2) -> RiskHead:
-    """Heads over 2-d 'embeddings': x[0] is risk, x[1] is safety; category weights pick self-harm."""
-    weights = np.array([[8.0, -8.0], [8.0, -8.0], [0.0, 0.0], [0.0, 0.0], [-8.0, 0.0]], np.float32)
-    bias = np.array([0.0, 0.0, -4.0, -4.0, -4.0], np.float32)
-    return RiskHead(weights, bias, encoder="toy", threshold=threshold, gray=gray, category_threshold=0.3)
-
-
-def toy_encode(texts: list[str]) -> np.ndarray:
-    """'danger' in a text points the toy embedding at risk; anything else at safety."""
-    return np.array([[1.0, 0.0] if "danger" in t else [0.0, 1.0] for t in texts], np.float32)
+def toy_probabilities(texts: list[str]) -> np.ndarray:
+    """'danger' in a short text means risk (self-harm; a long text dilutes it); 'maybe' is unsure; the rest calm."""
+    def row(text: str) -> list[float]:
+        if "danger" in text and len(text.split()) < 12:
+            return [0.95, 0.9, 0.05, 0.05, 0.05]
+        return [0.3, 0.2, 0.1, 0.1, 0.1] if "maybe" in text else [0.02, 0.01, 0.01, 0.01, 0.01]
+    return np.array([row(t) for t in texts])
 
 
 def test_patterns_name_the_phrase_and_how_risk_was_said():
@@ -49,9 +48,9 @@ def test_one_message_can_carry_several_categories_most_urgent_first():
 
 
 def test_any_fired_signal_routes_and_unfired_ones_stay_in_the_trace():
-    head = toy_head()
-    quiet = classifier_signal(RiskScores(0.1, dict.fromkeys(CATEGORIES, 0.1), "x"), head)
-    loud = classifier_signal(RiskScores(0.9, {**dict.fromkeys(CATEGORIES, 0.0), RiskCategory.ABUSE: 0.8}, "y"), head)
+    quiet = classifier_signal(RiskScores(0.1, dict.fromkeys(CATEGORIES, 0.1), "x"), THRESHOLDS)
+    loud = classifier_signal(RiskScores(0.9, {**dict.fromkeys(CATEGORIES, 0.0), RiskCategory.ABUSE: 0.8}, "y"),
+                             THRESHOLDS)
     assert not combine([pattern_signal([]), quiet]).at_risk
     result = combine([pattern_signal([]), quiet, loud])
     assert result.at_risk and result.category is RiskCategory.ABUSE
@@ -60,41 +59,36 @@ def test_any_fired_signal_routes_and_unfired_ones_stay_in_the_trace():
 
 def test_a_classifier_without_a_confident_category_names_its_likeliest():
     signal = classifier_signal(RiskScores(0.9, {**dict.fromkeys(CATEGORIES, 0.05), RiskCategory.HARM_TO_OTHERS: 0.2},
-                                          "z"), toy_head())
+                                          "z"), THRESHOLDS)
     assert signal.categories == [RiskCategory.HARM_TO_OTHERS]
 
 
 def test_the_llm_may_only_tip_a_case_the_classifier_finds_at_least_unsure():
-    head = toy_head()
-    unsure = classifier_signal(RiskScores(0.3, dict.fromkeys(CATEGORIES, 0.3), "u"), head)
-    calm = classifier_signal(RiskScores(0.05, dict.fromkeys(CATEGORIES, 0.05), "c"), head)
-    assert llm_signal(0.9, 0.5, unsure, head.gray, "q").fired
-    assert not llm_signal(0.9, 0.5, calm, head.gray, "q").fired
-    assert not llm_signal(0.3, 0.5, unsure, head.gray, "q").fired
+    unsure = classifier_signal(RiskScores(0.3, dict.fromkeys(CATEGORIES, 0.3), "u"), THRESHOLDS)
+    calm = classifier_signal(RiskScores(0.05, dict.fromkeys(CATEGORIES, 0.05), "c"), THRESHOLDS)
+    assert llm_signal(0.9, 0.5, unsure, THRESHOLDS.gray, "q").fired
+    assert not llm_signal(0.9, 0.5, calm, THRESHOLDS.gray, "q").fired
+    assert not llm_signal(0.3, 0.5, unsure, THRESHOLDS.gray, "q").fired
 
 
 def test_the_screen_reads_sentences_and_earlier_turns():
-    screen = RiskScreen(toy_head(), toy_encode)
+    screen = RiskScreen(toy_probabilities, THRESHOLDS)
     long = "Work was fine today. The garden needs weeding. There is danger in what I plan tonight."
     assert sentences(long)
-    assert screen.assess(long).at_risk  # the one risky sentence is scored on its own
+    verdict = screen.assess(long)
+    assert verdict.at_risk and verdict.signals[1].detail == "There is danger in what I plan tonight."
     assert not screen.assess("all calm here").at_risk
     context = screen.assess("all calm here", earlier=["danger earlier"])
     assert context.at_risk and [s.source for s in context.signals if s.fired] == ["context"]
 
 
 def test_a_careful_session_lowers_the_classifier_threshold():
-    head = toy_head(threshold=0.99, gray=0.2)
-    screen = RiskScreen(head, lambda texts: np.ones((len(texts), 2), np.float32))
-    assert not screen.assess("hmm").at_risk
-    careful = screen.assess("hmm", careful=True)
+    screen = RiskScreen(toy_probabilities, THRESHOLDS)
+    assert not screen.assess("maybe so").at_risk
+    careful = screen.assess("maybe so", careful=True)
     assert careful.at_risk and careful.careful
 
 
-def test_a_head_round_trips_through_its_file(tmp_path):
-    head = toy_head(threshold=0.42, gray=0.11)
-    head.trained_on = "toy data"
-    head.save(tmp_path / "h.npz")
-    loaded = RiskHead.load(tmp_path / "h.npz")
-    assert (loaded.threshold, loaded.gray, loaded.trained_on) == (pytest.approx(0.42), pytest.approx(0.11), "toy data")
-    np.testing.assert_allclose(loaded.probabilities(np.eye(2)), head.probabilities(np.eye(2)), rtol=1e-6)
+def test_without_a_classifier_the_patterns_screen_alone():
+    verdict = RiskScreen().assess("I have been stockpiling my pills")
+    assert verdict.at_risk and [s.source for s in verdict.signals] == ["patterns"]
