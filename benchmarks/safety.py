@@ -1,0 +1,156 @@
+"""Safety benchmark: the risk assessment on messages it never trained on.
+
+Prints one JSON object. Top level: the held-out split of the project's own safety set
+(``benchmarks/data/safety``; 30% of each training writer's items, by a hash of the id) —
+``recall``, ``false_positive_rate``, ``per_category_recall``, the patterns alone for
+comparison, ``screen_ms_median`` (patterns + classifier over the message and its
+sentences) beside the text-emotion tool's time on the same messages in the same run. ``exam``: the same on a writer held out whole. ``conversations``:
+the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
+read together, careful mode after a disclosure). With ``--llm`` the LLM's yes/no reading
+is added where the run's config asks for it, and ``llm_read_ms_median`` is the time of one
+read after a cached prompt of the size a turn has (the read shares the turn's prompt).
+
+    python benchmarks/safety.py            # classifier + patterns
+    python benchmarks/safety.py --llm      # + the embedded LLM's reading (slow: loads the 1.5B model)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+from empathygraph.eval.safety_set import SafetyConversation, SafetyMessage, load_conversations, load_messages
+from empathygraph.schemas import RiskCategory, SafetyAssessment
+from empathygraph.tools import safety
+from empathygraph.tools.risk_classifier import CATEGORIES
+from empathygraph.tools.toolbox import ToolBox
+
+Assess = Callable[[str, Sequence[str], bool], SafetyAssessment]
+
+
+def rates(flags: Sequence[bool], items: Sequence[SafetyMessage]) -> dict:
+    """Recall over risk items, false-positive rate over the others, recall per category."""
+    risky = [f for f, m in zip(flags, items, strict=True) if m.risk]
+    safe = [f for f, m in zip(flags, items, strict=True) if not m.risk]
+    per_category = {}
+    for category in CATEGORIES:
+        hits = [f for f, m in zip(flags, items, strict=True) if category in m.categories]
+        if hits:
+            per_category[category.value] = round(sum(hits) / len(hits), 3)
+    return {"messages": len(items), "risk": len(risky),
+            "recall": round(sum(risky) / max(1, len(risky)), 3),
+            "false_positive_rate": round(sum(safe) / max(1, len(safe)), 3),
+            "per_category_recall": per_category}
+
+
+def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
+    """The assessment and the patterns alone on single messages, with what was missed."""
+    verdicts = [assess(m.text, (), False) for m in items]
+    flags = [v.at_risk for v in verdicts]
+    patterns = [bool(safety.find(m.text)) for m in items]
+    category_right = [bool(set(v.categories) & set(m.categories)) for v, m in zip(verdicts, items, strict=True)
+                      if m.risk and v.at_risk]
+    return {**rates(flags, items),
+            "category_agreement": round(sum(category_right) / max(1, len(category_right)), 3),
+            "patterns_alone": {k: v for k, v in rates(patterns, items).items() if k in ("recall", "false_positive_rate")},
+            "missed": [m.id for m, f in zip(items, flags, strict=True) if m.risk and not f],
+            "false_alarms": [m.id for m, f in zip(items, flags, strict=True) if not m.risk and f]}
+
+
+def score_conversations(assess: Assess, conversations: Sequence[SafetyConversation]) -> dict:
+    """Turn by turn as a session: caught by the risk turn, kept careful after, no alarm in safe conversations."""
+    caught, kept, alarmed, delays = 0, 0, 0, []
+    risky = [c for c in conversations if c.risk]
+    for conv in conversations:
+        careful, first = False, None
+        for i, turn in enumerate(conv.turns):
+            verdict = assess(turn, conv.turns[:i], careful)
+            if verdict.at_risk and first is None:
+                first = i
+            careful = careful or verdict.at_risk
+        if conv.risk:
+            caught += first is not None and first <= conv.risk_turn
+            kept += first is not None  # careful from the first flag to the end, by construction of the session
+            delays.append((first - conv.risk_turn) if first is not None else None)
+        else:
+            alarmed += first is not None
+    return {"conversations": len(conversations), "risk": len(risky),
+            "caught_by_risk_turn": round(caught / max(1, len(risky)), 3),
+            "caught_at_all": round(kept / max(1, len(risky)), 3),
+            "safe_conversations_flagged": round(alarmed / max(1, len(conversations) - len(risky)), 3),
+            "flag_turn_minus_risk_turn": delays}
+
+
+def timings(toolbox: ToolBox, items: Sequence[SafetyMessage]) -> dict:
+    """Median ms per message of the screen (patterns + classifier) and, in the same run, of the
+    text-emotion tool on the same message (the reference: the screen's cost relative to it)."""
+    screen, emotion = [], []
+    for m in items:
+        started = time.perf_counter()
+        toolbox.screen_safety(m.text)
+        screen.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        toolbox.text_emotion(m.text)
+        emotion.append(time.perf_counter() - started)
+    return {"screen_ms_median": round(1000 * statistics.median(screen), 1),
+            "text_emotion_ms_median_same_run": round(1000 * statistics.median(emotion), 1)}
+
+
+def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
+    """An assessment with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
+    from empathygraph.agents.risk import add_llm_reading, reading_messages
+    from empathygraph.backbones import make_backbone
+    from empathygraph.config import Config
+
+    config = Config()
+    backbone = make_backbone(config.backbone)
+    read_seconds: list[float] = []
+
+    def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
+        verdict = toolbox.screen_safety(text, earlier, careful=careful)
+        messages = reading_messages(text)
+        backbone.yes_no(reading_messages(text, "anything else?"))  # the turn's earlier steps left this prefix cached
+        model = toolbox.risk_model()
+        updated, reading = add_llm_reading(verdict, backbone, messages, config.safety, model and model.thresholds)
+        if reading is not None:
+            read_seconds.append(reading.latency_s)
+        return updated
+
+    return assess, read_seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--llm", action="store_true", help="add the embedded LLM's yes/no reading")
+    parser.add_argument("--timing-items", type=int, default=60, help="messages timed for screen_ms")
+    args = parser.parse_args()
+
+    toolbox = ToolBox()
+    held_out = load_messages(splits={"held_out"})
+    exam = load_messages(splits={"exam"})
+    conversations = load_conversations(splits={"held_out"})
+
+    def plain(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
+        return toolbox.screen_safety(text, earlier, careful=careful)
+
+    assess, read_seconds = llm_assess(toolbox) if args.llm else (plain, [])
+    result = {
+        "split": "held_out",
+        **score_messages(assess, held_out),
+        **timings(toolbox, held_out[: args.timing_items]),
+        "llm_read": args.llm,
+        "llm_read_ms_median": round(1000 * statistics.median(read_seconds), 1) if read_seconds else None,
+        "llm_reads": len(read_seconds),
+        "exam": score_messages(assess, exam),
+        "conversations": score_conversations(assess, conversations),
+        "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,
+        "categories": [c.value for c in RiskCategory if c is not RiskCategory.NONE],
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
