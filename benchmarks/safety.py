@@ -101,7 +101,7 @@ def timings(toolbox: ToolBox, items: Sequence[SafetyMessage]) -> dict:
 
 def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
     """An assessment with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
-    from empathygraph.agents.risk import add_llm_reading, reading_messages
+    from empathygraph.agents.risk import add_llm_reading, reading_messages, should_read
     from empathygraph.backbones import make_backbone
     from empathygraph.config import Config
 
@@ -111,10 +111,12 @@ def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
 
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
         verdict = toolbox.screen_safety(text, earlier, careful=careful)
-        messages = reading_messages(text)
-        backbone.yes_no(reading_messages(text, "anything else?"))  # the turn's earlier steps left this prefix cached
         model = toolbox.risk_model()
-        updated, reading = add_llm_reading(verdict, backbone, messages, config.safety, model and model.thresholds)
+        thresholds = model.thresholds if model else None
+        if not should_read(verdict, config.safety, thresholds):
+            return verdict
+        backbone.yes_no(reading_messages(text, "anything else?"))  # the turn's earlier steps left this prefix cached
+        updated, reading = add_llm_reading(verdict, backbone, reading_messages(text), config.safety, thresholds)
         if reading is not None:
             read_seconds.append(reading.latency_s)
         return updated
