@@ -27,7 +27,7 @@ import numpy as np
 
 from empathygraph.errors import BackendError
 from empathygraph.paths import default_home
-from empathygraph.schemas import EDEmotion, LabelScore
+from empathygraph.schemas import ED_TO_COARSE, CoarseEmotion, EDEmotion, LabelScore
 
 HEAD_PATH = Path(__file__).parent / "data" / "text_emotion_head.npz"
 MINILM = "all-MiniLM-L6-v2"
@@ -245,6 +245,21 @@ class SoftmaxHead:
         c = float(data["c"]) if "c" in data else 0.003
         weight = data["weight"].astype(np.float32)
         return cls(labels, data["mean"], data["scale"], weight, data["bias"], encoder, c)
+
+
+COARSE_LABELS = [e.value for e in CoarseEmotion]
+
+
+def coarse_distribution(probs: np.ndarray, labels: list[str]) -> np.ndarray:
+    """Sum each row's probabilities over the fine labels of each coarse emotion (columns: ``COARSE_LABELS``).
+
+    A message split between *anxious*, *apprehensive* and *afraid* is clearly fearful even when
+    none of the three is likely on its own.
+    """
+    to_coarse = np.zeros((len(labels), len(COARSE_LABELS)), np.float32)
+    for i, label in enumerate(labels):
+        to_coarse[i, COARSE_LABELS.index(ED_TO_COARSE[EDEmotion(label)].value)] = 1.0
+    return probs @ to_coarse
 
 
 def fit_head(

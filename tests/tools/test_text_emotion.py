@@ -165,3 +165,18 @@ def test_shipped_classifier_loads_the_encoder_its_head_names() -> None:
     assert classifier.encoder.encode(["I lost my keys again."]).shape == (1, 768)
     top = classifier.rank("My dog died this morning and the house is so quiet.", top_k=3)
     assert {s.label for s in top} & {"sad", "devastated", "lonely"}
+
+
+def test_coarse_reading_sums_the_fine_labels() -> None:
+    from empathygraph.schemas import ED_TO_COARSE
+
+    probs = np.zeros((1, 32), np.float32)
+    # Split between three fearful labels and a likelier-looking "prepared" (coarse neutral).
+    for label, p in {"anxious": 0.2, "apprehensive": 0.15, "afraid": 0.1, "prepared": 0.3, "joyful": 0.25}.items():
+        probs[0, LABELS.index(label)] = p
+    coarse = te.coarse_distribution(probs, LABELS)[0]
+    assert te.COARSE_LABELS[int(coarse.argmax())] == "fear"
+    assert coarse[te.COARSE_LABELS.index("fear")] == pytest.approx(0.45)
+    assert coarse.sum() == pytest.approx(1.0)
+    one_hot = te.coarse_distribution(np.eye(32, dtype=np.float32), LABELS)
+    assert [te.COARSE_LABELS[i] for i in one_hot.argmax(1)] == [ED_TO_COARSE[EDEmotion(x)].value for x in LABELS]
