@@ -77,7 +77,7 @@ class States:
     """What the frozen encoder made of a list of texts, row i for text i."""
 
     embedding: np.ndarray  # n × 768, the sentence embedding
-    pooled: np.ndarray  # n × 13 × 768 float16, each layer's mean token state
+    pooled: np.ndarray | None  # n × 13 × 768 float16, each layer's mean token state (when asked for)
     lengths: np.ndarray  # tokens per text
     tokens: np.ndarray | None  # (sum of lengths) × 768 float16 after layer ``layer``
     layer: int | None
@@ -87,14 +87,16 @@ class States:
         return np.concatenate([[0], np.cumsum(self.lengths)])
 
 
-def load_states(texts: list[str], layer: int | None = None, encoder_name: str = "all-mpnet-base-v2") -> States:
+def load_states(
+    texts: list[str], layer: int | None = None, pooled: bool = False, encoder_name: str = "all-mpnet-base-v2"
+) -> States:
     """The states of ``texts`` (encoding what is missing); token states only when ``layer`` is given."""
     if layer is not None and layer not in LAYERS:
         raise ValueError(f"token states are kept after layers {LAYERS}, not {layer}")
     parts = [np.load(p) for p in ensure_states(texts, encoder_name)]
     return States(
         embedding=np.concatenate([p["embedding"] for p in parts]),
-        pooled=np.concatenate([p["pooled"] for p in parts]),
+        pooled=np.concatenate([p["pooled"] for p in parts]) if pooled else None,
         lengths=np.concatenate([p["lengths"] for p in parts]),
         tokens=np.concatenate([p[f"tokens_{layer}"] for p in parts]) if layer is not None else None,
         layer=layer,
