@@ -2,9 +2,10 @@
 
 Prints one JSON object: per system ``ed_emotion_acc``, ``esconv_strategy_acc``, ``dist2``,
 ``bleu2``, ``rougeL``, ``seconds_per_sample``, and the slice sizes. ED replies are scored
-against the listener's first turn, ESConv replies against the supporter's reply. The ED
-text-emotion head is refitted without the evaluated conversations (the shipped head is
-trained on ED valid). Predictions are cached under ``--out``, so a rerun resumes.
+against the listener's first turn, ESConv replies against the supporter's reply. The shipped
+text-emotion top is trained on ED train only, so ED valid is unseen by it (``HeldOutToolBox``
+refuses a file it was trained on), and the fusion's example bank leaves out the evaluated
+conversations. Predictions are cached under ``--out``, so a rerun resumes.
 
     python benchmarks/quality.py --ed-limit 200 --esconv-limit 100
 """
@@ -38,7 +39,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/quality"))
     parser.add_argument("--emotion-examples", default="ed",
                         help="labelled messages the graph's emotion fusion shows the LLM: 'ed' (the shared ED valid "
-                        "file; on ED the evaluated conversations are left out, as from the classifier's head), "
+                        "file; on ED the evaluated conversations are left out), "
                         "an ED-format file, or 'none'")
     parser.add_argument("--only-cached", action="store_true",
                         help="predict nothing; score the samples every system already finished (interrupted run)")

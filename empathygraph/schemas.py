@@ -399,13 +399,18 @@ class Critique(StepOutput):
 
 
 class TextEmotionCue(StepOutput):
-    """A text classifier's ranking over the 32 ED emotions."""
+    """A text classifier's ranking over the 32 ED emotions, and the coarse reading it sums to."""
 
     top: list[LabelScore]
     model: str
+    coarse: list[LabelScore] = Field(
+        default_factory=list,
+        description="the 7 coarse emotions, each the summed probability of its fine labels, most likely first",
+    )
 
     def decisions(self) -> Decisions:
-        return [("text emotion", top_labels(self.top))]
+        coarse = [("coarse emotion", top_labels(self.coarse, 2))] if self.coarse else []
+        return [("text emotion", top_labels(self.top)), *coarse]
 
 
 class VoiceCue(StepOutput):

@@ -1,7 +1,7 @@
 """Choose the emotion-label policy on ED valid: when the classifier is unsure, should the LLM overrule it?
 
-On a tuning slice of ED valid that is disjoint from the quality benchmark's slice (and with a
-text-emotion head refitted without both), every item gets the classifier's ranking and the
+On a tuning slice of ED valid that is disjoint from the quality benchmark's slice (the shipped
+text-emotion top never saw ED valid; the example bank leaves out both slices), every item gets the classifier's ranking and the
 embedded LLM's log-likelihood of each of the classifier's top ``--top-k`` labels, read in the
 graph's own prompt (``emotion_fusion``). Items the classifier is sure of keep its label; below a
 confidence threshold the fused label ``log p_classifier + w * log p_llm`` replaces it. For

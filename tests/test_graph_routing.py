@@ -55,6 +55,23 @@ def test_confident_classifier_decides_the_label_and_llm_only_explains():
     assert "devastated" in model.calls_for("CauseDraft")[0].prompt
 
 
+def test_the_summed_coarse_reading_drives_voice_and_face_when_the_fine_label_misleads():
+    """The README's exam scenario was read as *prepared* (coarse neutral), so the listener looked blank."""
+
+    class ExamToolBox(ToolBox):
+        def text_emotion(self, text: str) -> TextEmotionCue:
+            top = [LabelScore(label="prepared", score=0.46), LabelScore(label="anxious", score=0.3)]
+            coarse = [LabelScore(label="fear", score=0.52), LabelScore(label="neutral", score=0.48)]
+            return TextEmotionCue(top=top, model="fixed", coarse=coarse)
+
+    config = test_config(perception={"text_emotion": True})
+    result = make_empathizer(scripted(), config, toolbox=ExamToolBox(config.perception)).respond(
+        "I have an exam tomorrow and my mind keeps going blank."
+    )
+    assert result.emotion.emotion.value == "prepared" and result.emotion.coarse.value == "fear"
+    assert result.plan.avatar.expression.value == result.plan.speech.emotion.value == "sadness"  # concern, not blank
+
+
 def test_crisis_disclosure_takes_the_protocol_route_and_skips_reflection():
     model = scripted(
         LabelledCauseDraft={"scenario": "despair", "emotion": "devastated", "quote": "end my life", "intensity": "high"}

@@ -28,6 +28,7 @@ from empathygraph.schemas import (
     ED_TO_COARSE,
     EMOTION_VALENCE_AROUSAL,
     INTENSITY_VALUE,
+    CoarseEmotion,
     EDEmotion,
     EmotionAnalysis,
     Intensity,
@@ -85,6 +86,17 @@ def llm_choices(cue: TextEmotionCue | None, config: AgentsConfig) -> tuple[str, 
     if cue is None or not cue.top or config.emotion_choices == 0:
         return ()
     return tuple(item.label for item in cue.top[: config.emotion_choices])
+
+
+def coarse_reading(emotion: EDEmotion, cue: TextEmotionCue | None) -> CoarseEmotion:
+    """The coarse emotion: the classifier's, summed over the fine labels, when it read the words; else the label's.
+
+    The sum holds where the 32-way label is unsure: a message read 0.3 *prepared* but 0.45 across
+    *anxious*, *apprehensive* and *afraid* is fearful, and the voice and face follow that.
+    """
+    if cue is not None and cue.coarse:
+        return CoarseEmotion(cue.coarse[0].label)
+    return ED_TO_COARSE[emotion]
 
 
 def _blend(prior: float, voice: float | None) -> float:
@@ -153,7 +165,7 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     voice_va = (cues.voice.valence, cues.voice.arousal) if cues.voice is not None else (None, None)
     analysis = EmotionAnalysis(
         emotion=emotion,
-        coarse=ED_TO_COARSE[emotion],
+        coarse=coarse_reading(emotion, text_cue),
         intensity=INTENSITY_VALUE[draft.intensity],
         valence=_blend(valence, voice_va[0]),
         arousal=_blend(arousal, voice_va[1]),

@@ -1,8 +1,10 @@
 """Derive how the reply sounds and looks from the analysis: rules, no LLM needed.
 
-The listener mirrors gentle emotions (sadness, joy) and stays calm and warm in
-front of hostile or frightened ones: an avatar that looks angry at an angry user,
-or frightened at a frightened one, helps nobody.
+The listener mirrors gentle emotions (sadness, joy), meets a frightened or anxious
+person with concern (the raised inner brows and slower, softer voice of its sad
+expression), and stays calm and warm in front of hostile ones: an avatar that looks
+angry at an angry user, or frightened at a frightened one, helps nobody, and a blank
+face at someone who cannot sleep before an exam reads as indifference.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ LISTENER_EXPRESSION: dict[CoarseEmotion, CoarseEmotion] = {
     CoarseEmotion.SURPRISE: CoarseEmotion.SURPRISE,
     CoarseEmotion.SADNESS: CoarseEmotion.SADNESS,
     CoarseEmotion.ANGER: CoarseEmotion.NEUTRAL,
-    CoarseEmotion.FEAR: CoarseEmotion.NEUTRAL,
+    CoarseEmotion.FEAR: CoarseEmotion.SADNESS,  # concern
     CoarseEmotion.DISGUST: CoarseEmotion.NEUTRAL,
     CoarseEmotion.NEUTRAL: CoarseEmotion.NEUTRAL,
 }

@@ -47,8 +47,8 @@ def eval_command(
     systems: Annotated[str, typer.Option("--systems", help="comma-separated: graph, single_prompt, classifier")] = "graph,single_prompt,classifier",
     heldout_head: Annotated[bool, typer.Option(
         "--heldout-head/--shipped-head",
-        help="ED/AvaMERG: refit the text-emotion head without the evaluated ED conversations "
-        "(the shipped head is trained on ED valid)")] = False,
+        help="ED: check the text-emotion top never saw this file and leave the evaluated conversations "
+        "out of the emotion fusion's example bank")] = False,
 ) -> None:
     """Score the graph and the baselines; write metrics.json, report.md and plots; resume from the cache."""
     from empathygraph.eval.harness import Harness, evaluate, spread
@@ -60,7 +60,7 @@ def eval_command(
         toolbox = None
         if heldout_head:
             if dataset != "ed":
-                raise ValueError("--heldout-head applies to --dataset ed (the data the shipped head is trained on)")
+                raise ValueError("--heldout-head applies to --dataset ed")
             ids = [s.id for s in spread(load_dataset(dataset, path).samples, limit)]
             toolbox = HeldOutToolBox(cfg.perception, path, ids)
         harness = Harness(cfg, toolbox=toolbox)

@@ -1,10 +1,9 @@
-"""A text-emotion head that never saw the evaluated conversations.
+"""Perception tools for scoring on an ED file the text classifier never saw.
 
-The shipped head is trained on all of EmpatheticDialogues valid, so scoring it on that
-split would measure memory, not skill. This refits the same kind of head (logistic
-regression over the shipped head's encoder, with its regularisation) on the ED file minus
-the evaluated conversations, and a ``ToolBox`` that uses it. Embeddings of the whole file
-are cached under ``<home>/eval``, so only the first run pays for them.
+The shipped text-emotion top records the data files it was trained on (by sha256); it is
+trained on EmpatheticDialogues train only, so ED valid is held out from it whole. This toolbox
+refuses an ED file the top was trained on (a score there would measure memory, not skill),
+and leaves the evaluated conversations out of the emotion fusion's example bank.
 """
 
 from __future__ import annotations
@@ -12,55 +11,35 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Collection
-from functools import cached_property
 from pathlib import Path
 
-import numpy as np
-
-from empathygraph.schemas import EDEmotion
+from empathygraph.errors import ConfigError
 from empathygraph.tools.config import PerceptionConfig
-from empathygraph.tools.emotion_examples import ed_labelled_texts
-from empathygraph.tools.text_emotion import (
-    HEAD_PATH,
-    SentenceEncoder,
-    SoftmaxHead,
-    TextEmotionClassifier,
-    cached_embeddings,
-    fit_head,
-)
+from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, trained_on
 from empathygraph.tools.toolbox import ToolBox
 
 
-def fit_heldout_head(ed_path: Path, exclude: Collection[str], encoder: SentenceEncoder, c: float) -> SoftmaxHead:
-    """Fit the head on ED minus the conversations in ``exclude`` (``encoder`` and ``c`` as the shipped head's)."""
-    texts, labels, groups = ed_labelled_texts(ed_path)
-    emb = cached_embeddings(encoder.name, texts, encoder)
-    keep = np.array([g not in exclude for g in groups])
-    names = sorted(e.value for e in EDEmotion)
-    y = np.array([names.index(label) for label, k in zip(labels, keep) if k])
-    return fit_head(emb[keep], y, names, c, encoder.name)
-
-
-class HeldOutClassifier(TextEmotionClassifier):
-    """The text-emotion classifier with a head refitted without the evaluated conversations."""
-
-    def __init__(self, ed_path: Path, exclude: Collection[str], head_path: Path = HEAD_PATH) -> None:
-        shipped = SoftmaxHead.load(head_path)
-        self.encoder = SentenceEncoder(shipped.encoder)
-        self.head = fit_heldout_head(ed_path, exclude, self.encoder, shipped.c)
-        self.name = f"{shipped.encoder}+heldout-head"
+def top_saw(ed_path: Path, top_path: Path = EMOTION_TOP_PATH) -> bool:
+    """Whether the text-emotion top at ``top_path`` was trained on the file ``ed_path`` (same contents)."""
+    digest = hashlib.sha256(Path(ed_path).read_bytes()).hexdigest()
+    return digest in trained_on(top_path).get("files", {}).values()
 
 
 class HeldOutToolBox(ToolBox):
-    """Perception tools whose text-emotion head and example bank exclude the evaluated ED conversations."""
+    """Perception tools whose text classifier never saw ``ed_path`` and whose example bank leaves out ``exclude``.
+
+    Raises:
+        ConfigError: the shipped text-emotion top was trained on ``ed_path``.
+    """
 
     def __init__(self, config: PerceptionConfig | None, ed_path: Path, exclude: Collection[str]) -> None:
         super().__init__(config)
+        if EMOTION_TOP_PATH.is_file() and top_saw(ed_path, EMOTION_TOP_PATH):
+            raise ConfigError(
+                f"the shipped text-emotion top was trained on {ed_path}: scores there measure memory; "
+                "evaluate on a file it never saw, or retrain it without this one (scripts/train_text_emotion.py)"
+            )
         self._ed_path, self.held_out = ed_path, frozenset(exclude)
-        # The base key names the shipped head: a retrained head (another encoder or C) is another classifier.
+        # The base key names the shipped top; the bank's exclusions change the fusion's prompts.
         digest = hashlib.sha256(json.dumps([str(ed_path), sorted(self.held_out), self.cache_key]).encode()).hexdigest()[:10]
         self.cache_key = f"heldout-{digest}"
-
-    @cached_property
-    def _text_classifier(self) -> TextEmotionClassifier:
-        return HeldOutClassifier(self._ed_path, self.held_out)

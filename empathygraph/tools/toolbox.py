@@ -26,7 +26,7 @@ from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDete
 from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.risk import RiskScreen
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
-from empathygraph.tools.text_emotion import HEAD_PATH, TextEmotionClassifier
+from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, TextEmotionClassifier
 
 
 class ToolBox:
@@ -39,9 +39,9 @@ class ToolBox:
         self.risk_classifier_unavailable: str | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
-        # What an evaluation's cached predictions depend on: the class and the shipped text head.
-        head = HEAD_PATH.read_bytes() if HEAD_PATH.is_file() else b""
-        self.cache_key = f"{type(self).__name__}-{hashlib.sha256(head).hexdigest()[:12]}"
+        # What an evaluation's cached predictions depend on: the class and the shipped text-emotion top.
+        top = EMOTION_TOP_PATH.read_bytes() if EMOTION_TOP_PATH.is_file() else b""
+        self.cache_key = f"{type(self).__name__}-{hashlib.sha256(top).hexdigest()[:12]}"
 
     # --- lazily loaded models -----------------------------------------------------------
 
@@ -117,10 +117,10 @@ class ToolBox:
             return None
 
     def text_emotion(self, text: str) -> TextEmotionCue | None:
-        """Rank the 32 ED emotions for ``text``.
+        """Rank the 32 ED emotions for ``text``, and sum them into the 7 coarse ones.
 
         Returns None when text emotion is disabled, the text is empty, or the classifier
-        cannot be loaded here (its package or head missing: ``text_emotion_unavailable`` says why).
+        cannot be loaded here (its package or tuned top missing: ``text_emotion_unavailable`` says why).
         """
         if not self.config.text_emotion or not text.strip() or self.text_emotion_unavailable:
             return None
@@ -129,7 +129,8 @@ class ToolBox:
         except BackendError as exc:
             self.text_emotion_unavailable = str(exc)
             return None
-        return TextEmotionCue(top=classifier.rank(text, self.config.text_emotion_top_k), model=classifier.name)
+        top = classifier.rank(text, self.config.text_emotion_top_k)
+        return TextEmotionCue(top=top, model=classifier.name, coarse=classifier.coarse(text))
 
     def emotion_examples(self, text: str) -> list[LabelledExample]:
         """The labelled messages most like ``text`` (``emotion_examples``; empty when none is configured)."""

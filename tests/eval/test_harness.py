@@ -121,14 +121,14 @@ def test_only_cached_scores_the_common_finished_subset(tmp_path, shared_dir):
     assert result["systems"]["single_prompt"]["emotion"]["n"] == 2
 
 
-def test_cached_predictions_are_keyed_by_the_shipped_text_head(monkeypatch, tmp_path):
+def test_cached_predictions_are_keyed_by_the_shipped_text_emotion_top(monkeypatch, tmp_path):
     import empathygraph.tools.toolbox as toolbox_module
     from empathygraph.tools.toolbox import ToolBox
 
     before = ToolBox().cache_key
-    other_head = tmp_path / "head.npz"
-    other_head.write_bytes(b"another head")
-    monkeypatch.setattr(toolbox_module, "HEAD_PATH", other_head)
+    other = tmp_path / "top.npz"
+    other.write_bytes(b"another top")
+    monkeypatch.setattr(toolbox_module, "EMOTION_TOP_PATH", other)
     assert ToolBox().cache_key != before and ToolBox().cache_key.startswith("ToolBox-")
 
 

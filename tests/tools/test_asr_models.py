@@ -34,11 +34,11 @@ def test_openai_whisper_without_weights_says_so(tmp_path: Path, monkeypatch: pyt
         asr.OpenAIWhisperRecognizer("small", language="en")
 
 
-def test_text_emotion_is_none_when_its_head_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_text_emotion_is_none_when_its_tuned_top_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from empathygraph.tools import text_emotion
     from empathygraph.tools.toolbox import ToolBox
 
-    monkeypatch.setattr(text_emotion, "HEAD_PATH", tmp_path / "absent.npz")
+    monkeypatch.setattr(text_emotion, "EMOTION_TOP_PATH", tmp_path / "absent.npz")
     monkeypatch.setattr(text_emotion.TextEmotionClassifier.__init__, "__defaults__", (tmp_path / "absent.npz",))
     tools = ToolBox()
     assert tools.text_emotion("I am so happy today") is None

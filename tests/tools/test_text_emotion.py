@@ -1,4 +1,4 @@
-"""The text-emotion classifier: the encoder assembled from its packages, the head's file, the held-out refit."""
+"""The text-emotion classifier: the encoder assembled from its packages, the tuned top's file, held-out scoring."""
 
 from __future__ import annotations
 
@@ -82,36 +82,28 @@ def test_unknown_encoder_is_named() -> None:
         te.encoder_dir("bert-huge")
 
 
-def _toy_head(dims: int = 8) -> te.SoftmaxHead:
+def test_linear_head_never_predicts_classes_it_never_saw() -> None:
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(200, dims)).astype(np.float32)
-    y = rng.integers(0, 4, size=200)  # only 4 of the 32 classes seen
-    return te.fit_head(x, y, LABELS, c=0.5, encoder="all-MiniLM-L6-v2")
+    x = rng.normal(size=(200, 8)).astype(np.float32)
+    head = te.fit_head(x, rng.integers(0, 4, size=200), LABELS, c=0.5, encoder="all-MiniLM-L6-v2")  # 4 of 32 seen
+    assert (head.encoder, head.c) == ("all-MiniLM-L6-v2", 0.5)
+    assert set(head.probabilities(rng.normal(size=(50, 8))).argmax(axis=1)) <= {0, 1, 2, 3}
 
 
-def test_head_records_its_encoder_and_c_and_never_predicts_unseen_classes(tmp_path: Path) -> None:
-    head = _toy_head()
-    head.save(tmp_path / "head.npz")
-    loaded = te.SoftmaxHead.load(tmp_path / "head.npz")
-    assert (loaded.encoder, loaded.c) == ("all-MiniLM-L6-v2", 0.5)
-    x = np.random.default_rng(1).normal(size=(50, 8)).astype(np.float32)
-    assert np.allclose(loaded.probabilities(x), head.probabilities(x), atol=1e-3)  # float16 weights on disk
-    assert set(loaded.probabilities(x).argmax(axis=1)) <= {0, 1, 2, 3}
+def test_shipped_top_is_small_and_tunes_the_default_encoders_last_layers() -> None:
+    data = np.load(te.EMOTION_TOP_PATH)
+    assert str(data["encoder"]) == te.DEFAULT_ENCODER == te.MPNET and str(data["activation"]) == "softmax"
+    assert sorted(str(x) for x in data["labels"]) == LABELS
+    assert 0 < int(data["start"]) < 12 and data["head_weight"].shape == (32, 768)
+    assert te.EMOTION_TOP_PATH.stat().st_size < 5_000_000  # deltas only, never a copy of the 438 MB encoder
 
 
-def test_a_head_saved_before_the_encoder_was_recorded_is_a_minilm_head(tmp_path: Path) -> None:
-    head = _toy_head()
-    np.savez_compressed(tmp_path / "old.npz", labels=np.array(LABELS), mean=head.mean, scale=head.scale,
-                        weight=head.weight, bias=head.bias)  # fmt: skip
-    loaded = te.SoftmaxHead.load(tmp_path / "old.npz")
-    assert (loaded.encoder, loaded.c) == (te.MINILM, 0.003)
+def test_shipped_top_was_trained_on_ed_train_and_never_on_ed_valid(shared: Path) -> None:
+    from empathygraph.eval.heldout import top_saw
 
-
-def test_shipped_head_is_for_the_default_encoder() -> None:
-    head = te.SoftmaxHead.load()
-    assert head.encoder == te.DEFAULT_ENCODER == te.MPNET
-    assert head.weight.shape == (32, 768) and head.mean.shape == (768,)
-    assert te.HEAD_PATH.stat().st_size < 100_000
+    ed = shared / "data" / "empathetic_dialogues"
+    assert top_saw(ed / "ed_train.jsonl")
+    assert not top_saw(ed / "ed_valid.jsonl")
 
 
 class _CountingEncoder:
@@ -137,31 +129,50 @@ def test_embeddings_are_cached_by_encoder_and_texts(tmp_path: Path, monkeypatch:
     assert encoder.seen == ["a b", "ccc", "a b", "other"]
 
 
-def test_heldout_head_never_trains_on_the_evaluated_conversations(
+def test_heldout_toolbox_refuses_an_ed_file_the_top_was_trained_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from empathygraph.eval.heldout import fit_heldout_head
+    from empathygraph.errors import ConfigError
+    from empathygraph.eval import heldout
 
-    monkeypatch.setenv("EMPATHYGRAPH_HOME", str(tmp_path / "home"))
-    rows = []
-    for i, emotion in enumerate(["sad", "joyful", "afraid", "sad", "joyful", "afraid"]):
-        rows.append({"conv_id": f"c{i}", "emotion": emotion, "situation": f"situation {i} " + "a" * i,
-                     "dialog": [{"speaker": "speaker", "text": f"turn {i} " + "a" * (i + 1)},
-                                {"speaker": "listener", "text": "the listener is not a training text"}]})  # fmt: skip
-    ed = tmp_path / "ed.jsonl"
-    ed.write_text("\n".join(json.dumps(r) for r in rows))
-    encoder = _CountingEncoder()
-    head = fit_heldout_head(ed, {"c0", "c1"}, encoder, c=0.1)
-    kept = [t for r in rows[2:] for t in (r["situation"], r["dialog"][0]["text"])]
-    assert np.allclose(head.mean, encoder.encode(kept).mean(axis=0))
-    assert "the listener is not a training text" not in encoder.seen
-    assert (head.encoder, head.c) == ("fake-encoder", 0.1)
+    seen, unseen = tmp_path / "seen.jsonl", tmp_path / "unseen.jsonl"
+    seen.write_text('{"conv_id": "a"}')
+    unseen.write_text('{"conv_id": "b"}')
+    top = tmp_path / "top.npz"
+    meta = {"trained_on": {"files": {"seen.jsonl": hashlib.sha256(seen.read_bytes()).hexdigest()}}}
+    np.savez(top, labels=np.array(LABELS), meta=np.array(json.dumps(meta)))
+    monkeypatch.setattr(heldout, "EMOTION_TOP_PATH", top)
+    with pytest.raises(ConfigError, match="trained on .*seen.jsonl"):
+        heldout.HeldOutToolBox(None, seen, ["a"])
+    tools = heldout.HeldOutToolBox(None, unseen, ["b"])
+    assert tools.held_out == {"b"} and tools.cache_key.startswith("heldout-")
 
 
 @pytest.mark.integration
-def test_shipped_classifier_loads_the_encoder_its_head_names() -> None:
+def test_shipped_classifier_keeps_the_frozen_embedding_and_reads_exam_anxiety_as_fear() -> None:
     classifier = te.TextEmotionClassifier()
-    assert classifier.name == f"{te.MPNET}+softmax-head"
-    assert classifier.encoder.encode(["I lost my keys again."]).shape == (1, 768)
+    assert classifier.name == f"{te.MPNET}+emotion-top"
+    text = "I have an exam tomorrow and my mind keeps going blank. I can't sleep."
+    # embed() is the frozen sentence embedding other tools are trained on, whatever the tuned top does.
+    assert np.abs(classifier.embed(text) - classifier.encoder.encode([text])[0]).max() < 1e-5
+    probs = classifier.probabilities(text)
+    assert probs.shape == (32,) and probs.sum() == pytest.approx(1.0, abs=1e-4)
+    coarse = classifier.coarse(text)
+    assert coarse[0].label == "fear" and len(coarse) == 7
     top = classifier.rank("My dog died this morning and the house is so quiet.", top_k=3)
     assert {s.label for s in top} & {"sad", "devastated", "lonely"}
+
+
+def test_coarse_reading_sums_the_fine_labels() -> None:
+    from empathygraph.schemas import ED_TO_COARSE
+
+    probs = np.zeros((1, 32), np.float32)
+    # Split between three fearful labels and a likelier-looking "prepared" (coarse neutral).
+    for label, p in {"anxious": 0.2, "apprehensive": 0.15, "afraid": 0.1, "prepared": 0.3, "joyful": 0.25}.items():
+        probs[0, LABELS.index(label)] = p
+    coarse = te.coarse_distribution(probs, LABELS)[0]
+    assert te.COARSE_LABELS[int(coarse.argmax())] == "fear"
+    assert coarse[te.COARSE_LABELS.index("fear")] == pytest.approx(0.45)
+    assert coarse.sum() == pytest.approx(1.0)
+    one_hot = te.coarse_distribution(np.eye(32, dtype=np.float32), LABELS)
+    assert [te.COARSE_LABELS[i] for i in one_hot.argmax(1)] == [ED_TO_COARSE[EDEmotion(x)].value for x in LABELS]
