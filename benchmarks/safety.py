@@ -4,7 +4,9 @@ Prints one JSON object. Top level: the held-out split of the project's own safet
 (``benchmarks/data/safety``; 30% of each training writer's items, by a hash of the id) —
 ``recall``, ``false_positive_rate``, ``per_category_recall``, the patterns alone for
 comparison, ``screen_ms_median`` (patterns + classifier over the message and its
-sentences) beside the text-emotion tool's time on the same messages in the same run. ``exam``: the same on a writer held out whole. ``conversations``:
+sentences), the text-emotion tool's time on the same messages in the same run, and
+``added_ms_median``: what the screen adds to a turn, which shares the encoder's pass over the
+message with text emotion. ``exam``: the same on a writer held out whole. ``conversations``:
 the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
 read together, careful mode after a disclosure). With ``--llm`` the LLM's yes/no reading
 is added where the run's config asks for it, and ``llm_read_ms_median`` is the time of one
@@ -85,18 +87,22 @@ def score_conversations(assess: Assess, conversations: Sequence[SafetyConversati
 
 
 def timings(toolbox: ToolBox, items: Sequence[SafetyMessage]) -> dict:
-    """Median ms per message of the screen (patterns + classifier) and, in the same run, of the
-    text-emotion tool on the same message (the reference: the screen's cost relative to it)."""
-    screen, emotion = [], []
+    """Median ms per message of the text-emotion tool alone, and of the screen then the text-emotion
+    tool as a turn runs them (they share the encoder's pass over the message), in the same run:
+    ``added_ms_median`` is what the screen adds to a turn."""
+    alone, both, screen = [], [], []
     for m in items:
-        started = time.perf_counter()
-        toolbox.screen_safety(m.text)
-        screen.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        toolbox.text_emotion(m.text)
-        emotion.append(time.perf_counter() - started)
+        for timed in (alone, both):
+            toolbox.forget_recent()
+            started = time.perf_counter()
+            if timed is both:
+                toolbox.screen_safety(m.text)
+                screen.append(time.perf_counter() - started)
+            toolbox.text_emotion(m.text)
+            timed.append(time.perf_counter() - started)
     return {"screen_ms_median": round(1000 * statistics.median(screen), 1),
-            "text_emotion_ms_median_same_run": round(1000 * statistics.median(emotion), 1)}
+            "text_emotion_ms_median_same_run": round(1000 * statistics.median(alone), 1),
+            "added_ms_median": round(1000 * statistics.median(b - a for a, b in zip(alone, both, strict=True)), 1)}
 
 
 def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:

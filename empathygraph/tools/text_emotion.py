@@ -20,7 +20,9 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import zipfile
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -158,6 +160,7 @@ class SentenceEncoder:
             torch.set_num_threads(threads)
         self.name = name
         self._models = [SentenceTransformer(str(encoder_dir(part)), device="cpu") for part in name.split("+")]
+        self._recent = StateMemo()
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
         """Embed ``texts``: n × (sum of the encoders' dims), each encoder's part a unit vector."""
@@ -174,22 +177,67 @@ class SentenceEncoder:
             raise ValueError(f"'{self.name}' joins several encoders")
         return self._models[0][0].auto_model
 
+    def forget_recent(self) -> None:
+        """Drop the kept states (benchmarks time a message's first pass with it)."""
+        self._recent.clear()
+
     def states(self, texts: list[str]) -> EncoderStates:
         """One pass of a single encoder: what :meth:`encode` returns, and every layer's token states.
 
-        Tuned tops (``tools/encoder_top.py``) read the token states after a middle layer, so a
-        message is encoded once for the sentence embedding and every tuned reading.
+        Tuned tops (``tools/encoder_top.py``) read the token states after a middle layer. The
+        last few texts' states are kept, so the tops reading one message in a turn (emotion,
+        risk) share a single encoder pass over it; only texts not seen lately are encoded.
         """
         import torch
 
         from empathygraph.tools.encoder_top import mean_pool
 
-        features = self._models[0].preprocess(texts)
-        mask = features["attention_mask"]
-        with torch.inference_mode():
-            out = self.transformer(input_ids=features["input_ids"], attention_mask=mask, output_hidden_states=True)
-        embedding = torch.nn.functional.normalize(mean_pool(out.last_hidden_state, mask), dim=-1)
-        return EncoderStates(embedding.numpy().astype(np.float32), out.hidden_states, mask)
+        missing = [t for t in dict.fromkeys(texts) if self._recent.get(t) is None]
+        if missing:
+            features = self._models[0].preprocess(missing)
+            mask = features["attention_mask"]
+            with torch.inference_mode():
+                out = self.transformer(input_ids=features["input_ids"], attention_mask=mask, output_hidden_states=True)
+            embedding = torch.nn.functional.normalize(mean_pool(out.last_hidden_state, mask), dim=-1)
+            for i, text in enumerate(missing):
+                length = int(mask[i].sum())
+                self._recent.put(text, TextStates(embedding[i].numpy().astype(np.float32),
+                                                  tuple(layer[i, :length].clone() for layer in out.hidden_states)))
+        return EncoderStates.stack([self._recent.get(t) for t in texts])  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class TextStates:
+    """One text's sentence embedding and each layer's token states (no padding)."""
+
+    embedding: np.ndarray  # dims
+    hidden: tuple  # torch tensors tokens x dims: the embeddings' output, then each layer's
+
+
+class StateMemo:
+    """The encoder states of the last ``size`` texts (thread-safe; the oldest goes first)."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size, self._lock = size, threading.Lock()
+        self._items: OrderedDict[str, TextStates] = OrderedDict()
+
+    def get(self, text: str) -> TextStates | None:
+        with self._lock:
+            found = self._items.get(text)
+            if found is not None:
+                self._items.move_to_end(text)
+            return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def put(self, text: str, states: TextStates) -> None:
+        with self._lock:
+            self._items[text] = states
+            self._items.move_to_end(text)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
 @dataclass(frozen=True)
@@ -199,6 +247,23 @@ class EncoderStates:
     embedding: np.ndarray  # n x dims, unit rows
     hidden: tuple  # torch tensors n x tokens x dims: the embeddings' output, then each layer's
     mask: object  # torch tensor n x tokens, 1 for a real token
+
+    @classmethod
+    def stack(cls, texts: list[TextStates]) -> EncoderStates:
+        """A padded batch of single texts' states (padding is zeros, masked out)."""
+        import torch
+
+        width = max(t.hidden[0].shape[0] for t in texts)
+        mask = torch.zeros(len(texts), width, dtype=torch.long)
+        layers = []
+        for k in range(len(texts[0].hidden)):
+            layer = torch.zeros(len(texts), width, texts[0].hidden[k].shape[-1])
+            for i, t in enumerate(texts):
+                layer[i, : t.hidden[k].shape[0]] = t.hidden[k]
+            layers.append(layer)
+        for i, t in enumerate(texts):
+            mask[i, : t.hidden[0].shape[0]] = 1
+        return cls(np.stack([t.embedding for t in texts]), tuple(layers), mask)
 
 
 @dataclass(frozen=True)
@@ -316,6 +381,11 @@ class TextEmotionClassifier:
         """(sentence embeddings, emotion probabilities over ``labels``) of a batch of texts, in one pass."""
         states = self.encoder.states(texts)
         return states.embedding, self.top.probabilities(states.hidden[self.top.info.start], states.mask)
+
+    def forget_recent(self) -> None:
+        """Drop the last reading and the encoder's kept states (benchmarks time first passes)."""
+        self._last = None
+        self.encoder.forget_recent()
 
     def _reading(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         last = self._last

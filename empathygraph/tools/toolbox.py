@@ -116,6 +116,11 @@ class ToolBox:
             self.risk_classifier_unavailable = str(exc)
             return None
 
+    def forget_recent(self) -> None:
+        """Drop what the text models keep of recent messages, if loaded (benchmarks time first passes)."""
+        if "_text_classifier" in self.__dict__:
+            self._text_classifier.forget_recent()
+
     def text_emotion(self, text: str) -> TextEmotionCue | None:
         """Rank the 32 ED emotions for ``text``, and sum them into the 7 coarse ones.
 

@@ -176,3 +176,26 @@ def test_coarse_reading_sums_the_fine_labels() -> None:
     assert coarse.sum() == pytest.approx(1.0)
     one_hot = te.coarse_distribution(np.eye(32, dtype=np.float32), LABELS)
     assert [te.COARSE_LABELS[i] for i in one_hot.argmax(1)] == [ED_TO_COARSE[EDEmotion(x)].value for x in LABELS]
+
+
+@pytest.mark.integration
+def test_tops_reading_one_message_share_one_encoder_pass() -> None:
+    encoder = te.TextEmotionClassifier().encoder
+    message, other = "I gave my dog to my sister yesterday. I won't need him.", "A second, longer text to pad the batch with."
+    batched = encoder.states([other, message])
+    calls = []
+    real = encoder.transformer.forward
+    encoder.transformer.forward = lambda *a, **k: calls.append(k["input_ids"].shape[0]) or real(*a, **k)
+    try:
+        kept = encoder.states([message])  # kept from the batch above: no pass
+        encoder.forget_recent()
+        fresh = encoder.states([message, "A third text."])  # one pass, over both
+    finally:
+        del encoder.transformer.forward
+    assert calls == [2]
+    for states in (kept, fresh):
+        n = int(states.mask[0].sum())
+        assert n == int(batched.mask[1].sum())
+        for layer in (0, 8, 12):
+            assert np.abs(states.hidden[layer][0, :n].numpy() - batched.hidden[layer][1, :n].numpy()).max() < 1e-4
+        assert np.abs(states.embedding[0] - batched.embedding[1]).max() < 1e-5
