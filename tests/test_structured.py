@@ -7,9 +7,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from empathygraph.agents.emotion_cause import LabelledCauseDraft
 from empathygraph.agents.structured import ask, parse_json_answer
+from empathygraph import Empathizer
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
 from empathygraph.backbones.base import json_schema_format, without_max_length
-from empathygraph.errors import BackendError, StructuredOutputError
+from empathygraph.backbones.retry import RetryPolicy
+from empathygraph.errors import BackendError
 from tests.conftest import make_empathizer, scripted, test_config
 
 MESSAGES = [SystemMessage(content="s"), HumanMessage(content="u")]
@@ -50,26 +52,58 @@ def test_a_cause_copied_loosely_is_mapped_back_to_the_users_exact_words():
     assert result.emotion.causes == ["I keep looking for him at the door"]
 
 
-def test_output_that_never_validates_ends_the_turn_with_a_clear_error():
-    model = scripted(ResponseDraft="I think you should be kind.")
-    with pytest.raises(StructuredOutputError, match="response output invalid after 2 attempts"):
-        make_empathizer(model).respond("My dog died.")
+def test_a_reply_that_never_validates_becomes_a_safe_fallback_reply_marked_in_the_trace():
+    # Seen on the embedded model: "invalid QuestionReplyDraft: no JSON object in the answer" twice,
+    # and the person got no reply at all.
+    model = scripted(StrategyDraft={"goal": "understand", "strategy": "Question"}, QuestionReplyDraft="I think")
+    result = make_empathizer(model).respond("My dog died.")
+    step = result.last("response")
+    assert len(step.attempts) == 2 and "no JSON object" in step.error
+    assert step.fallback.startswith("FALLBACK REPLY")
+    assert result.plan.text == "That sounds hard, and it makes sense that you feel sad. I'm here with you. " \
+        "What feels most important about it right now?"
 
 
-def test_a_failing_backbone_is_reported_as_a_backend_error():
+def test_an_analysis_that_never_validates_falls_back_to_the_classifier_and_the_first_clause():
+    model = scripted(LabelledCauseDraft="{broken")
+    result = make_empathizer(model).respond("My dog died last night, and the house is so quiet.")
+    assert result.emotion.label_source == "fallback" and result.emotion.causes == ["My dog died last night"]
+    assert "LLM analysis unusable" in result.last("emotion_cause").fallback
+    assert result.reply  # the turn still answers
+
+
+def test_a_failing_backbone_is_retried_then_reported_as_a_backend_error():
     def boom(messages, schema):
         raise ConnectionError("connection refused")
 
-    with pytest.raises(BackendError, match="connection refused"):
-        make_empathizer(ScriptedChatModel(script={"*": boom})).respond("My dog died.")
+    model = ScriptedChatModel(script={"*": boom})
+    backbone = wrap_chat_model(model)
+    backbone.retry = RetryPolicy(retries=2, backoff_s=0.0)
+    with pytest.raises(BackendError, match="after 3 tries: ConnectionError: connection refused"):
+        Empathizer(test_config(), backbone=backbone).respond("My dog died.")
+    assert len(model.calls) == 3
+
+
+def test_a_backbone_error_that_is_not_transient_is_not_retried():
+    def bad_request(messages, schema):
+        raise ValueError("schema rejected")
+
+    model = ScriptedChatModel(script={"*": bad_request})
+    with pytest.raises(BackendError, match="failed: ValueError: schema rejected"):
+        make_empathizer(model).respond("My dog died.")
+    assert len(model.calls) == 1
 
 
 def test_session_keeps_earlier_turns_when_a_turn_fails():
     model = scripted()
     empathizer = make_empathizer(model, test_config())
     empathizer.respond("My dog died.", session_id="s")
-    model.script["ResponseDraft"] = "not json"
-    with pytest.raises(StructuredOutputError):
+
+    def bad_request(messages, schema):
+        raise ValueError("schema rejected")
+
+    model.script["ResponseDraft"] = bad_request
+    with pytest.raises(BackendError):
         empathizer.respond("And my cat is sick.", session_id="s")
     model.script["StrategyDraft"] = {"goal": "g", "strategy": "Question", "rationale": "r"}
     model.script["ResponseDraft"] = {"reply": "How is your cat doing now?"}

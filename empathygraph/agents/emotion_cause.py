@@ -17,13 +17,13 @@ from pydantic import BaseModel, Field
 from empathygraph.agents import emotion_fusion
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.emotion_fusion import fused_label
+from empathygraph.agents.fallback import fallback_analysis
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, with_choices
 from empathygraph.context import RunContext
-from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import (
     ED_TO_COARSE,
     EMOTION_VALENCE_AROUSAL,
@@ -159,20 +159,26 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         cause = nearest_sentence(draft.quote, words)
         fallback = "cause was not quoted from the user's words; the nearest sentence is used"
     else:
-        raise StructuredOutputError(f"emotion-cause output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    emotion = label if label is not None else EDEmotion(draft.emotion)  # type: ignore[union-attr]
-    valence, arousal = EMOTION_VALENCE_AROUSAL[emotion]
-    voice_va = (cues.voice.valence, cues.voice.arousal) if cues.voice is not None else (None, None)
-    analysis = EmotionAnalysis(
-        emotion=emotion,
-        coarse=coarse_reading(emotion, text_cue),
-        intensity=INTENSITY_VALUE[draft.intensity],
-        valence=_blend(valence, voice_va[0]),
-        arousal=_blend(arousal, voice_va[1]),
-        event_scenario=draft.scenario.strip(),
-        causes=[cause],
-        label_source=label_source,
-    )
+        draft = None
+    if draft is None:  # the person still deserves a reply: label by the classifier, cause by rule
+        analysis = fallback_analysis(words, text_cue, emotion=label)
+        analysis = analysis.model_copy(update={"coarse": coarse_reading(analysis.emotion, text_cue)})
+        fallback = (f"LLM analysis unusable after {len(answer.attempts)} attempts ({answer.error}); "
+                    f"emotion from the classifier ({analysis.emotion.value}), cause = the first clause")
+    else:
+        emotion = label if label is not None else EDEmotion(draft.emotion)  # type: ignore[union-attr]
+        valence, arousal = EMOTION_VALENCE_AROUSAL[emotion]
+        voice_va = (cues.voice.valence, cues.voice.arousal) if cues.voice is not None else (None, None)
+        analysis = EmotionAnalysis(
+            emotion=emotion,
+            coarse=coarse_reading(emotion, text_cue),
+            intensity=INTENSITY_VALUE[draft.intensity],
+            valence=_blend(valence, voice_va[0]),
+            arousal=_blend(arousal, voice_va[1]),
+            event_scenario=draft.scenario.strip(),
+            causes=[cause],
+            label_source=label_source,
+        )
     record = agent_record(
         "emotion_cause",
         started,

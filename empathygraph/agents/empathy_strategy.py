@@ -8,13 +8,13 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig
+from empathygraph.agents.fallback import fallback_plan
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask, with_choices
 from empathygraph.context import RunContext
-from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import EmpathyPlan, Strategy
 from empathygraph.state import MergState
 
@@ -115,17 +115,10 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
             strategy=strategy,
             rationale=rationale(strategy, ranked, "prior" if chosen is not None else "llm"),
         )
-    elif ranked:
-        # The person still deserves a reply: plan it from the prior, and say so.
-        emotion = state["emotion"]
-        plan = EmpathyPlan(
-            goal=f"acknowledge that they feel {emotion.emotion.value}",
-            strategy=chosen or ranked[0][0],
-            rationale="the LLM's plan was unusable; strategy from the trained prior",
-        )
-        fallback = f"LLM plan unusable ({answer.error}); goal by rule, strategy from the prior"
-    else:
-        raise StructuredOutputError(f"empathy-strategy output invalid after {len(answer.attempts)} attempts: {answer.error}")
+    else:  # the person still deserves a reply: plan it by rule (the prior's strategy when there is one), and say so
+        plan = fallback_plan(state["emotion"], chosen or (ranked[0][0] if ranked else None))
+        source = "the prior" if ranked else "rule"
+        fallback = f"LLM plan unusable ({answer.error}); goal by rule, strategy from {source}"
     record = agent_record(
         "empathy_strategy",
         started,

@@ -14,12 +14,12 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.expression import avatar_directives, speech_style
+from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
-from empathygraph.errors import StructuredOutputError
 from empathygraph.schemas import AvatarProfile, ResponsePlan, Strategy
 from empathygraph.state import MergState
 
@@ -123,10 +123,13 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     schema: type[ResponseDraft | QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
                  max_tokens=QUESTION_MAX_TOKENS if asks else MAX_TOKENS)
-    if answer.parsed is None:
-        raise StructuredOutputError(f"response output invalid after {len(answer.attempts)} attempts: {answer.error}")
-    reply = answer.parsed.reply.strip()
     notes = []
+    if answer.parsed is None:  # a listener always answers: a safe reply from what the agents decided
+        reply = fallback_reply(state["emotion"], strategy)
+        notes.append(f"FALLBACK REPLY: the LLM's reply stayed unusable after {len(answer.attempts)} attempts "
+                     f"({answer.error}); a safe reply was built from the analysis and the strategy")
+    else:
+        reply = answer.parsed.reply.strip()
     if answer.salvaged:
         notes.append(f"reply JSON was cut off ({answer.attempts[-1].error}); its complete sentences are used")
     # Too long is mended by rule (whole sentences up to the limit, a Question reply's question

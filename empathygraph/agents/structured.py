@@ -20,7 +20,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError, create_model
 
 from empathygraph.backbones.base import Backbone
-from empathygraph.errors import BackendError
 from empathygraph.trace.records import LLMAttempt, TokenUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -152,7 +151,8 @@ def ask(
     is marked ``salvaged``.
 
     Raises:
-        BackendError: when the backbone itself fails (unreachable, crashed).
+        BackendError: when the backbone itself fails (unreachable, crashed) after its bounded
+            retries of transient failures (``Backbone.retry``).
     """
     retry_schema = repair_schema or schema
     constrained, strict = backbone.for_schema(schema), backbone.for_schema(retry_schema)
@@ -164,12 +164,7 @@ def ask(
     for attempt_index in range(repair_attempts + 1):
         started = time.perf_counter()
         runnable, expected = (first, schema) if attempt_index == 0 else (again, retry_schema)
-        try:
-            reply = runnable.invoke(conversation)
-        except BackendError:
-            raise
-        except Exception as exc:  # any client error means the backbone is unusable now
-            raise BackendError(f"LLM backbone {backbone.name} failed: {type(exc).__name__}: {exc}") from exc
+        reply = backbone.invoke(runnable, conversation)
         raw = str(reply.content)
         attempt = LLMAttempt(raw=raw, tokens=_usage(reply), latency_s=time.perf_counter() - started)
         attempts.append(attempt)

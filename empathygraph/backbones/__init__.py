@@ -6,9 +6,10 @@ from langchain_core.language_models import BaseChatModel
 
 from empathygraph.backbones.base import Backbone, json_schema_format
 from empathygraph.backbones.config import BackboneConfig
+from empathygraph.backbones.retry import RetryPolicy
 from empathygraph.backbones.scripted import ScriptedChatModel
 
-__all__ = ["Backbone", "ScriptedChatModel", "json_schema_format", "make_backbone", "wrap_chat_model"]
+__all__ = ["Backbone", "RetryPolicy", "ScriptedChatModel", "json_schema_format", "make_backbone", "wrap_chat_model"]
 
 
 def make_backbone(config: BackboneConfig) -> Backbone:
@@ -25,6 +26,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
             schema_format="json_object" if config.structured_output == "json_object" else "json_schema",
             yes_no=ServerYesNoReader(config.base_url or "", config.model, config.api_key, config.timeout_s,
                                      extra_body=request_extras(config)),
+            retry=RetryPolicy(config.retries, config.retry_backoff_s),
         )
     from empathygraph.backbones.embedded import ChatLlamaCpp
     from empathygraph.backbones.model_files import resolve_model_path
@@ -48,6 +50,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         constraint="none" if config.structured_output == "none" else "response_format",
         scorer=model.score_continuations,
         yes_no=reader_from_scorer(model.score_continuations),
+        retry=RetryPolicy(config.retries, config.retry_backoff_s),
     )
 
 

@@ -18,6 +18,8 @@ from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel
 
+from empathygraph.backbones.retry import RetryPolicy, invoke_with_retries
+
 ConstraintStyle = Literal["response_format", "extra_body", "none"]
 SchemaFormat = Literal["json_schema", "json_object"]
 
@@ -98,6 +100,7 @@ class Backbone:
         yes_no: reads how likely the model answers "yes" to a closed question (embedded:
             scored; a server: first-token logprobs, else a constrained answer); None where
             the backbone cannot.
+        retry: how transient failures of a call (timeouts, dropped connections) are retried.
     """
 
     chat_model: BaseChatModel
@@ -107,6 +110,7 @@ class Backbone:
     schema_format: SchemaFormat = "json_schema"
     scorer: ContinuationScorer | None = None
     yes_no: Callable[[list[BaseMessage]], Any] | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:
         """The chat model bound so its answer follows ``schema`` (plain text when None)."""
@@ -118,3 +122,11 @@ class Backbone:
         if self.constraint == "response_format" and schema is not None:
             return self.chat_model.bind(response_format=json_schema_format(schema))
         return self.chat_model
+
+    def invoke(self, runnable: Runnable, messages: list[BaseMessage]) -> BaseMessage:
+        """Call ``runnable`` (from ``for_schema``) with this backbone's retry policy.
+
+        Raises:
+            BackendError: the call still failed after the bounded retries, or failed for good.
+        """
+        return invoke_with_retries(runnable, messages, name=self.name, policy=self.retry)

@@ -39,6 +39,9 @@ class BackboneConfig(BaseModel):
         "allowed value) and check it in one batch; sampled from the same distribution",
     )
     timeout_s: float = Field(default=120.0, gt=0)
+    retries: int = Field(default=2, ge=0, le=10,
+                         description="tries again after a transient failure (timeout, dropped connection, 5xx)")
+    retry_backoff_s: float = Field(default=0.5, ge=0, description="pause before the first retry; doubles after")
     connect_timeout_s: float = Field(default=10.0, gt=0)
     thinking: bool | None = Field(
         default=False, description="let Qwen3-style models think before answering; null sends no switch"

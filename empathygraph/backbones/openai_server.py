@@ -46,7 +46,7 @@ def make_openai_chat_model(config: BackboneConfig) -> ChatOpenAI:
         max_tokens=config.max_tokens,
         seed=config.seed,
         timeout=config.timeout_s,
-        max_retries=1,
+        max_retries=0,  # the backbone's RetryPolicy retries, bounded and backed off
         stream_usage=True,
     )
 

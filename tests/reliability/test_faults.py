@@ -1,0 +1,94 @@
+"""Backbone faults: the injecting wrapper, bounded retries, and a server that restarts."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from empathygraph.agents.response import ResponseDraft
+from empathygraph.agents.structured import ask
+from empathygraph.backbones import make_backbone, wrap_chat_model
+from empathygraph.backbones.config import BackboneConfig
+from empathygraph.backbones.faults import FAULTS, FaultPlan, FaultyChatModel, InjectedFault, with_faults
+from empathygraph.backbones.retry import RetryPolicy, is_transient
+from empathygraph.errors import BackendError
+from tests.conftest import scripted
+from tests.reliability.fake_server import FakeServer
+
+ASK = [HumanMessage(content="reply")]
+ANY = {"*": {"reply": "I'm here with you."}}
+NO_WAIT = RetryPolicy(retries=2, backoff_s=0.0)
+
+
+def faulty(kind: str, *, once: bool = False):
+    plan = FaultPlan(rate=1.0, kinds=(kind,), timeout_s=0.01, slow_s=0.01, sequence=(kind,) if once else ())
+    return with_faults(wrap_chat_model(scripted(**ANY)), plan)
+
+
+def test_the_same_seed_draws_the_same_faults():
+    logs = []
+    for _ in range(2):
+        model = FaultyChatModel(inner=scripted(**ANY), plan=FaultPlan(rate=0.3, seed=7))
+        for _ in range(60):
+            try:
+                model.invoke(ASK)
+            except InjectedFault:
+                pass
+        logs.append(model.log)
+    assert logs[0] == logs[1]
+    assert 8 <= sum(fault is not None for fault in logs[0]) <= 30  # about 30% of 60
+    assert set(FAULTS) >= {fault for fault in logs[0] if fault}
+
+
+@pytest.mark.parametrize("kind", ["malformed", "truncated", "empty"])
+def test_a_broken_answer_is_repaired_by_asking_again(kind):
+    backbone = faulty(kind, once=True)
+    answer = ask(backbone, ASK, ResponseDraft, repair_attempts=1)
+    assert backbone.chat_model.log[0] == kind
+    assert answer.attempts[0].error and answer.parsed is not None
+
+
+@pytest.mark.parametrize("kind", ["error", "timeout", "stream_cut"])
+def test_a_transport_fault_is_retried_then_fails_as_one_typed_error(kind):
+    backbone = faulty(kind)
+    backbone.retry = NO_WAIT
+    with pytest.raises(BackendError, match="after 3 tries"):
+        ask(backbone, ASK, ResponseDraft)
+    assert backbone.chat_model.log == [kind] * 3
+
+
+def test_a_stream_cut_mid_reply_has_streamed_part_of_it_first():
+    model = FaultyChatModel(inner=scripted(**ANY), plan=FaultPlan(rate=1.0, kinds=("stream_cut",)))
+    pieces = []
+    with pytest.raises(InjectedFault, match="stream closed"):
+        for chunk in model.stream([HumanMessage(content="x")], response_format=None):
+            pieces.append(chunk.content)
+    assert pieces and is_transient(InjectedFault.__subclasses__()[0]("x"))
+
+
+def test_a_slow_answer_still_answers():
+    backbone = faulty("slow")
+    started = time.perf_counter()
+    assert ask(backbone, ASK, ResponseDraft).parsed is not None
+    assert time.perf_counter() - started >= 0.01
+
+
+def test_the_server_backbone_reconnects_after_the_server_restarts():
+    server = FakeServer().start()
+    try:
+        config = BackboneConfig(kind="openai", base_url=server.url, model="fake", retries=2, retry_backoff_s=0.05)
+        backbone = make_backbone(config)
+        assert ask(backbone, ASK, ResponseDraft).parsed is not None  # a pooled keep-alive connection now
+        server.stop()
+        with pytest.raises(BackendError, match=f"{server.url}.*after 3 tries"):
+            ask(backbone, ASK, ResponseDraft)
+        server.start()  # same port, a new process as far as the client can tell
+        assert ask(backbone, ASK, ResponseDraft).parsed is not None
+        server.stop()
+        threading.Timer(0.08, server.start).start()  # back while the client is still retrying
+        assert ask(backbone, ASK, ResponseDraft).parsed is not None
+    finally:
+        server.stop()
