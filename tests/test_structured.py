@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from empathygraph import Empathizer
 from empathygraph.agents.emotion_cause import LabelledCauseDraft
 from empathygraph.agents.structured import ask, parse_json_answer
-from empathygraph import Empathizer
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
 from empathygraph.backbones.base import json_schema_format, without_max_length
 from empathygraph.backbones.retry import RetryPolicy
