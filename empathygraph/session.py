@@ -2,7 +2,8 @@
 
 ``Empathizer`` owns a compiled graph, a backbone and the tools, and turns a
 ``TurnInput`` into a ``TurnResult`` (``turn.py``). Sessions persist in the graph's checkpointer,
-so a conversation resumes across runs by its session id.
+so a conversation resumes across runs by its session id, and a turn cut short by a crash or a
+failed step resumes from its last finished step (``interrupted``, ``resume``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from empathygraph.backbones import make_backbone
 from empathygraph.backbones.base import Backbone
 from empathygraph.config import Config
 from empathygraph.context import MediaRenderer, RunContext
+from empathygraph.errors import InputError
 from empathygraph.graphs.merg import build_graph
 from empathygraph.state import HistoryEntry, TurnInput
 from empathygraph.tools.toolbox import ToolBox
@@ -97,27 +99,57 @@ class Empathizer:
 
     def stream(
         self,
-        turn: TurnInput | str,
+        turn: TurnInput | str | None,
         *,
         session_id: str = "default",
         out_dir: Path | None = None,
         stream_mode: str | list[str] = "updates",
     ) -> Iterator[Any]:
-        """Run one turn, yielding LangGraph stream events as they happen."""
-        turn = TurnInput(text=turn) if isinstance(turn, str) else turn
+        """Run one turn, yielding LangGraph stream events as they happen.
+
+        ``turn=None`` resumes the session's interrupted turn (see ``interrupted``); a new turn
+        given while one is interrupted replaces it.
+
+        Raises:
+            InputError: ``turn`` is None and the session has no interrupted turn.
+        """
+        if turn is None:
+            if self.interrupted(session_id) is None:
+                raise InputError(f"session '{session_id}' has no interrupted turn to resume")
+            start: dict[str, Any] | None = None
+        else:
+            start = {"session_id": session_id, "turn": TurnInput(text=turn) if isinstance(turn, str) else turn}
         yield from self.graph.stream(
-            {"session_id": session_id, "turn": turn},
+            start,
             self._thread(session_id),
             context=self.context(out_dir),
             stream_mode=stream_mode,
-            # One checkpoint when the turn ends, not one per step: the session keeps every
-            # finished turn, and a failed turn leaves the earlier ones as they were.
-            durability="exit",
+            # A checkpoint after every step: a turn cut short (a crash, a failed step) is kept
+            # up to its last finished step and resumes from there; ``history`` gains the turn
+            # only at its last step, so the session always holds exactly the finished turns.
+            durability="sync",
         )
+
+    def interrupted(self, session_id: str) -> TurnInput | None:
+        """The session's turn that started but did not finish (killed, or a step failed); None if none.
+
+        Resume it with ``resume`` (or ``respond(None)``): it goes on from its last finished step.
+        """
+        snapshot = self.graph.get_state(self._thread(session_id))
+        return snapshot.values.get("turn") if snapshot.next else None
+
+    def resume(self, session_id: str, *, out_dir: Path | None = None,
+               on_update: UpdateHandler | None = None) -> TurnResult:
+        """Finish the session's interrupted turn from its last finished step.
+
+        Raises:
+            InputError: the session has no interrupted turn.
+        """
+        return self.respond(None, session_id=session_id, out_dir=out_dir, on_update=on_update)
 
     def events(
         self,
-        turn: TurnInput | str,
+        turn: TurnInput | str | None,
         *,
         session_id: str = "default",
         out_dir: Path | None = None,
@@ -133,7 +165,7 @@ class Empathizer:
 
     def respond(
         self,
-        turn: TurnInput | str,
+        turn: TurnInput | str | None,
         *,
         session_id: str = "default",
         out_dir: Path | None = None,
@@ -142,7 +174,7 @@ class Empathizer:
         """Run one turn to the end and return its result.
 
         Args:
-            turn: the user's turn, or plain text.
+            turn: the user's turn, or plain text; None resumes the interrupted turn.
             session_id: the conversation this turn belongs to.
             out_dir: where media go (None: no media rendered).
             on_update: called with (node name, its state update) as each step finishes.

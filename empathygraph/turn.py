@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from empathygraph.agents.spec import AgentSpec
+from empathygraph.files import write_text
 from empathygraph.graphs.registry import STEPS, view, writers
 from empathygraph.schemas import (
     Critique,
@@ -151,9 +152,7 @@ class TurnResult(BaseModel):
         return None
 
     def write(self, out_dir: Path, *, append_trace: bool = False) -> dict[str, Path]:
-        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir``."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        reply = out_dir / "reply.json"
-        reply.write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir`` (each complete or not at all)."""
+        reply = write_text(out_dir / "reply.json", self.model_dump_json(indent=2))
         trace = write_trace(out_dir / "trace.jsonl", self.steps, append=append_trace)
         return {"reply": reply, "trace": trace}

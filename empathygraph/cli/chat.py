@@ -2,7 +2,9 @@
 
 Type text to talk. ``/audio PATH``, ``/image PATH`` and ``/video PATH`` attach a file
 to the next message (``/send`` sends attachments without text). The session lives in
-the checkpointer, so ``--session ID`` resumes it after quitting.
+the checkpointer, so ``--session ID`` resumes it after quitting; a message the listener
+never finished answering (the process was killed, a step failed) is offered again on
+start and by ``/resume``, and goes on from its last finished step.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from empathygraph.state import TurnInput
 
 HELP = (
     "type to talk · /audio PATH, /image PATH, /video PATH attach a file to your next message · "
-    "/send sends attachments alone · /history · /quit"
+    "/send sends attachments alone · /resume finishes an interrupted message · /history · /quit"
 )
 ATTACHMENTS = ("audio", "image", "video")
 
@@ -66,9 +68,9 @@ def _history(empathizer: Empathizer, session_id: str, out: Console) -> None:
                   f"     [dim]listener ({entry.emotion.value}, {entry.strategy.value}):[/dim] {escape(entry.reply)}")
 
 
-def chat_turn(empathizer: Empathizer, turn: TurnInput, session_id: str, out_dir: Path, *, media: bool,
+def chat_turn(empathizer: Empathizer, turn: TurnInput | None, session_id: str, out_dir: Path, *, media: bool,
               out: Console) -> TurnResult:
-    """Answer one message live; write its reply.json, trace and media to ``out_dir/turn-N``."""
+    """Answer one message live (None: finish the interrupted one); write its files to ``out_dir/turn-N``."""
     from empathygraph.cli.display import show_live
 
     turn_dir = out_dir / f"turn-{len(empathizer.history(session_id)) + 1}"
@@ -80,6 +82,30 @@ def chat_turn(empathizer: Empathizer, turn: TurnInput, session_id: str, out_dir:
     if result.media:
         out.print("[dim]media:[/dim] " + ", ".join(escape(path) for path in result.media.values()), highlight=False)
     return result
+
+
+def describe(turn: TurnInput) -> str:
+    """A message in one short line: its words (cut) and attachments."""
+    parts = []
+    if turn.text and turn.text.strip():
+        words = " ".join(turn.text.split())
+        parts.append(f'"{words[:80]}…"' if len(words) > 80 else f'"{words}"')
+    parts += [f"{kind}: {getattr(turn, kind).name}" for kind in ATTACHMENTS if getattr(turn, kind)]
+    return ", ".join(parts)
+
+
+def offer_resume(empathizer: Empathizer, session_id: str, out: Console) -> bool:
+    """Ask whether to finish the session's interrupted message; True when there is one and the answer is yes."""
+    pending = empathizer.interrupted(session_id)
+    if pending is None:
+        return False
+    out.print(f"[yellow]your last message was not answered[/yellow] (the listener stopped before replying): "
+              f"{escape(describe(pending))}")
+    try:
+        answer = out.input("finish answering it now? [Y/n] ").strip().lower()
+    except EOFError:
+        return False
+    return answer in ("", "y", "yes")
 
 
 def chat(
@@ -99,6 +125,11 @@ def chat(
         state = f"resuming, {earlier} earlier turn{'s' * (earlier != 1)}" if earlier else "new"
         console.print(f"[bold]chat[/bold] · session [cyan]{session_id}[/cyan] ({state}) · writes to {out_dir}")
         console.print(f"[dim]{HELP}[/dim]")
+        if offer_resume(empathizer, session_id, console):
+            try:
+                chat_turn(empathizer, None, session_id, out_dir, media=media, out=console)
+            except EmpathyGraphError as exc:
+                console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
         composer = Composer()
         while True:
             try:
@@ -114,6 +145,8 @@ def chat(
                     console.print(f"[dim]{HELP}[/dim]")
                 elif command == "/history":
                     _history(empathizer, session_id, console)
+                elif command == "/resume":
+                    chat_turn(empathizer, None, session_id, out_dir, media=media, out=console)
                 elif command.removeprefix("/") in ATTACHMENTS:
                     console.print(composer.attach(command.removeprefix("/"), argument.strip()))
                 elif command and command != "/send":
@@ -122,6 +155,8 @@ def chat(
                     chat_turn(empathizer, composer.take(argument), session_id, out_dir, media=media, out=console)
             except EmpathyGraphError as exc:  # one bad message must not end the conversation
                 console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False)
+                if empathizer.interrupted(session_id) is not None:
+                    console.print("[dim]/resume tries that message again from where it stopped[/dim]")
         console.print(f"[dim]session {session_id} saved; continue with: empathygraph chat --session {session_id}[/dim]")
     except EmpathyGraphError as exc:
         fail(str(exc))

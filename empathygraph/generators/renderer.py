@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from empathygraph.files import writing
 from empathygraph.generators.audio import write_wav
 from empathygraph.generators.base import (
     AvatarAnimator,
@@ -73,7 +74,10 @@ class PlanRenderer:
         return self.speech.stream(plan.text, plan.speech, plan.profile)
 
     def render(self, plan: ResponsePlan, out_dir: Path) -> list[RenderedMedia]:
-        """Write ``reply.wav`` and ``avatar.mp4`` into ``out_dir``; never raises."""
+        """Write ``reply.wav`` and ``avatar.mp4`` into ``out_dir``; never raises.
+
+        Each file appears under its name only once complete (``empathygraph.files``).
+        """
         out_dir = Path(out_dir)
         results: list[RenderedMedia] = []
         if self.config.speech == "none":
@@ -99,7 +103,8 @@ class PlanRenderer:
             speech = _join(chunks)
             speech.settings = self.speech.describe(plan.speech, plan.profile) if self.speech else {}
             path = out_dir / AUDIO_FILE
-            write_wav(path, speech.audio, speech.sample_rate)
+            with writing(path) as partial:  # a crash mid-write leaves no reply.wav
+                write_wav(partial, speech.audio, speech.sample_rate)
             media.files = {"audio": path}
             media.settings = {**speech.settings, "sentences": len(chunks), "sample_rate": speech.sample_rate}
             media.media_seconds = round(speech.duration, 3)
@@ -121,7 +126,8 @@ class PlanRenderer:
             if self.avatar is None:
                 raise GeneratorError("avatar: no avatar backend is configured")
             path = out_dir / VIDEO_FILE
-            media.settings = self.avatar.animate(speech, voiced.files["audio"], plan.avatar, plan.profile, path)
+            with writing(path) as partial:  # a crash mid-encoding leaves no avatar.mp4
+                media.settings = self.avatar.animate(speech, voiced.files["audio"], plan.avatar, plan.profile, partial)
             media.files = {"video": path}
             media.media_seconds = round(speech.duration, 3)
         except Exception as exc:  # a failed generator degrades the turn, never crashes it

@@ -56,6 +56,26 @@ def session_serializer(types: Sequence[type] = ()) -> JsonPlusSerializer:
     return JsonPlusSerializer(allowed_msgpack_modules=allowed)
 
 
+# How long a writer waits for another thread or process to finish its write before failing.
+BUSY_TIMEOUT_S = 60.0
+
+
+def connect_sessions(path: str) -> sqlite3.Connection:
+    """A connection to a session store that many threads and processes share.
+
+    Write-ahead logging lets readers go on while one writer writes, and a writer waits up to
+    ``BUSY_TIMEOUT_S`` for another instead of failing with "database is locked".
+    ``synchronous=NORMAL`` syncs at WAL checkpoints, not every commit: a killed process loses
+    nothing committed (only an operating-system crash or power cut can lose the last commits),
+    and a turn's per-step checkpoints cost about a millisecond each instead of a disk flush.
+    """
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    return connection
+
+
 def open_checkpointer(config: Config, types: Sequence[type] = ()) -> BaseCheckpointSaver:
     """The session store: a SQLite file by default, in memory for ':memory:' (``types``: more state types)."""
     path = config.session_db()
@@ -63,8 +83,7 @@ def open_checkpointer(config: Config, types: Sequence[type] = ()) -> BaseCheckpo
         return InMemorySaver(serde=session_serializer(types))
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return SqliteSaver(sqlite3.connect(path, check_same_thread=False), serde=session_serializer(types))
+    return SqliteSaver(connect_sessions(path), serde=session_serializer(types))
 
 
 def _with_fields(base: type, fields: Mapping[str, Any]) -> type:

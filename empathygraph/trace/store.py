@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from empathygraph.errors import EmpathyGraphError
+from empathygraph.files import append_text, write_text
 from empathygraph.trace.records import TRACE_VERSION, StepRecord
 
 TRACE_NAME = "trace.jsonl"
@@ -33,12 +34,13 @@ class BadLine(ValueError):
 
 
 def write_trace(path: Path, steps: Iterable[StepRecord], *, append: bool = False) -> Path:
-    """Write step records as JSON lines (appending keeps a session's turns in one file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a" if append else "w", encoding="utf-8") as handle:
-        for step in steps:
-            handle.write(step.model_dump_json() + "\n")
-    return path
+    """Write step records as JSON lines (appending keeps a session's turns in one file).
+
+    The file is replaced in one step (``files``): a crash leaves the old trace or the new one,
+    never a cut-off line.
+    """
+    text = "".join(step.model_dump_json() + "\n" for step in steps)
+    return append_text(path, text) if append else write_text(path, text)
 
 
 def resolve_trace(path: Path) -> Path:

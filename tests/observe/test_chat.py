@@ -61,3 +61,26 @@ def test_a_session_resumes_where_it_stopped(chat, tmp_path: Path):
     assert (tmp_path / "chat" / "turn-2" / "reply.json").is_file()
     records, _ = read_trace(tmp_path / "chat")
     assert [t.turn_index for t in group_turns(records)] == [0, 1]
+
+
+def test_a_message_cut_short_is_offered_again_and_finished_from_where_it_stopped(chat, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    from tests.conftest import scripted
+
+    chat(["My dog died yesterday and the house is so empty."])
+
+    def server_gone(messages, schema):
+        raise ValueError("model unloaded")  # not transient: the turn fails at the response step
+
+    config = test_config(sessions={"db": str(tmp_path / "sessions.sqlite")})
+    failing = make_empathizer(scripted(ResponseDraft=server_gone), config=config)
+    with monkeypatch.context() as patched:
+        patched.setattr(cli_chat, "Empathizer", lambda _config: failing)
+        out = chat(["I keep looking for him at the door."])
+    assert "model unloaded" in out and "/resume tries that message again" in out
+    out = " ".join(chat(["y", "/history"]).split())  # the console wraps long lines
+    assert 'your last message was not answered (the listener stopped before replying): "I keep looking' in out
+    assert "2. you: I keep looking for him at the door." in out
+    assert (tmp_path / "chat" / "turn-2" / "reply.json").is_file()
+    records, problems = read_trace(tmp_path / "chat")
+    assert problems == [] and [t.turn_index for t in group_turns(records)] == [0, 1]
