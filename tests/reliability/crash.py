@@ -60,7 +60,7 @@ def _arm(stage: str, out: Path) -> dict[str, Any]:
         from empathygraph.tools.toolbox import ToolBox
 
         screen = ToolBox.screen_safety
-        ToolBox.screen_safety = lambda self, words: die() if crashing["turn"] else screen(self, words)
+        ToolBox.screen_safety = lambda self, *args, **kwargs: die() if crashing["turn"] else screen(self, *args, **kwargs)
     elif stage == "tts":
         from empathygraph.generators import renderer
 
