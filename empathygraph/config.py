@@ -155,18 +155,92 @@ def parse_override(text: str) -> dict[str, Any]:
     return _nested(key.strip(), _value(raw))
 
 
+# A run configuration or scenario is a few kilobytes, a few levels deep; far larger or deeper
+# ones are refused before they are built, and anchors may not expand a file past this many
+# values (an "alias bomb") or into itself.
+MAX_YAML_BYTES = 1_000_000
+MAX_YAML_VALUES = 100_000
+MAX_YAML_DEPTH = 50
+
+
+def too_deep(text: str, limit: int) -> bool:
+    """Whether the document's collections nest deeper than ``limit``, read from the parser's
+    events and stopping there (PyYAML's own building recurses, and slows down, with depth)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
+class _Unsafe(Exception):
+    """A composed YAML document that must not be built; the message says why."""
+
+
+def yaml_expansion_problem(node: yaml.Node) -> str | None:
+    """Why a composed YAML document is unsafe to build (a recursive anchor, too many values); None if safe."""
+    sizes: dict[int, int] = {}
+    building: set[int] = set()
+
+    def size(item: yaml.Node) -> int:
+        key = id(item)
+        if key in sizes:
+            return sizes[key]
+        if key in building:
+            raise _Unsafe("an anchor refers to itself (a recursive alias)")
+        building.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(item, yaml.SequenceNode):
+            children = list(item.value)
+        elif isinstance(item, yaml.MappingNode):
+            children = [part for pair in item.value for part in pair]
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > MAX_YAML_VALUES:
+                raise _Unsafe(f"anchors expand it to over {MAX_YAML_VALUES:,} values (an alias bomb?)")
+        building.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        size(node)
+    except _Unsafe as exc:
+        return str(exc)
+    return None
+
+
 def read_yaml_mapping(path: Path, what: str, error: type[Exception] = ConfigError) -> dict[str, Any]:
-    """Read a YAML file that must hold a mapping; errors name the file and line."""
+    """Read a YAML file that must hold a mapping; errors name the file and line.
+
+    Size and anchor expansion are checked before the document is built.
+    """
     if not path.is_file():
         raise error(f"{what} not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise error(f"{path}: is {path.stat().st_size:,} bytes, over the {MAX_YAML_BYTES:,} byte limit of a {what}")
+        text = path.read_text(encoding="utf-8")
+        if too_deep(text, MAX_YAML_DEPTH):
+            raise error(f"{path}: nests more than {MAX_YAML_DEPTH} levels deep")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is not None and (problem := yaml_expansion_problem(node)) is not None:
+            raise error(f"{path}: {problem}")
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise error(f"{path}:{where} is not valid YAML ({getattr(exc, 'problem', exc)})") from None
     except UnicodeDecodeError:
         raise error(f"{path}: is not a text file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except RecursionError:
+        raise error(f"{path}: nests too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -23,6 +23,7 @@ from empathygraph.context import MediaRenderer, RunContext
 from empathygraph.errors import InputError
 from empathygraph.graphs.merg import build_graph
 from empathygraph.state import HistoryEntry, TurnInput
+from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.toolbox import ToolBox
 from empathygraph.trace.events import STREAM_MODES, TurnEvent, turn_events
 from empathygraph.turn import TurnResult
@@ -37,6 +38,17 @@ def default_renderer(config: Config) -> MediaRenderer | None:
     from empathygraph.generators import build_renderer
 
     return build_renderer(config.generators)
+
+
+def check_turn(turn: TurnInput, limits: PerceptionConfig) -> None:
+    """Refuse a turn the run cannot take, before anything of it is stored (media are checked as they load).
+
+    Raises:
+        InputError: the message is longer than ``perception.max_text_chars``.
+    """
+    if turn.text and len(turn.text) > limits.max_text_chars:
+        raise InputError(f"the message is {len(turn.text):,} characters long, over the {limits.max_text_chars:,} "
+                         "character limit (perception.max_text_chars): send it in shorter messages")
 
 
 class Empathizer:
@@ -118,7 +130,9 @@ class Empathizer:
                 raise InputError(f"session '{session_id}' has no interrupted turn to resume")
             start: dict[str, Any] | None = None
         else:
-            start = {"session_id": session_id, "turn": TurnInput(text=turn) if isinstance(turn, str) else turn}
+            turn = TurnInput(text=turn) if isinstance(turn, str) else turn
+            check_turn(turn, self.config.perception)
+            start = {"session_id": session_id, "turn": turn}
         yield from self.graph.stream(
             start,
             self._thread(session_id),

@@ -13,11 +13,12 @@ next agent's prompt is built), ``steps`` is the trace (what each step did, for p
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, TypedDict, TypeVar
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from empathygraph.errors import InputError
 from empathygraph.schemas import (
@@ -42,6 +43,18 @@ V = TypeVar("V")
 T = TypeVar("T")
 
 
+# Control characters (C0 but tab and newline, DEL, C1): terminal escapes and NULs have no
+# place in a message, and would reach the terminal, the trace and the prompt.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with line ends unified, control characters dropped and lone surrogates replaced."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.encode("utf-8", errors="replace").decode("utf-8")  # a lone surrogate cannot be written
+    return _CONTROL.sub("", text)
+
+
 class TurnInput(BaseModel):
     """One user turn: any mix of text, speech and a face image or video."""
 
@@ -50,6 +63,11 @@ class TurnInput(BaseModel):
     image: Path | None = None
     video: Path | None = None
     profile: AvatarProfile | None = Field(default=None, description="listener avatar for this session")
+
+    @field_validator("text")
+    @classmethod
+    def _printable(cls, text: str | None) -> str | None:
+        return clean_text(text) if text is not None else None
 
     @model_validator(mode="after")
     def _not_empty(self) -> TurnInput:

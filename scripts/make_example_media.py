@@ -1,10 +1,10 @@
-"""Make the small example inputs in examples/media/: a spoken sentence, a face image, a face video.
+"""Make the small example inputs in examples/scenarios/media/: a spoken sentence, a face image, a face video.
 
 Speech comes from espeak-ng (apt package ``espeak-ng``); the face is the project's own procedural
 avatar (empathygraph.generators), so nothing here is taken from a dataset. Every file stays well
 under 300 KB.
 
-    python scripts/make_example_media.py [--out examples/media]
+    python scripts/make_example_media.py [--out examples/scenarios/media]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def render_face(expression: CoarseEmotion, speech: np.ndarray, out_dir: Path, na
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("examples/media"))
+    parser.add_argument("--out", type=Path, default=Path("examples/scenarios/media"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     voices = {name: speak(text, wpm, args.out / name) for name, (text, wpm) in SPEECH.items()}

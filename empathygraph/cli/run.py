@@ -27,7 +27,7 @@ def run(
 
     try:
         cfg = run_config(config, overrides)
-        spec, turns = load_scenario(scenario)
+        spec, turns = load_scenario(scenario, cfg.perception)
         out_dir = out or Path("runs") / slug(spec.name)
         session_id = session or f"{slug(spec.name)}-{datetime.now():%Y%m%d-%H%M%S}"
         empathizer = Empathizer(cfg)

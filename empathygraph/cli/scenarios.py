@@ -20,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from empathygraph.config import describe_validation_error, read_yaml_mapping
 from empathygraph.errors import InputError, ScenarioError
 from empathygraph.schemas import AvatarProfile
+from empathygraph.session import check_turn
 from empathygraph.state import TurnInput
+from empathygraph.tools.config import PerceptionConfig
 
 
 class TurnSpec(BaseModel):
@@ -45,16 +47,23 @@ class Scenario(BaseModel):
     turns: list[TurnSpec] = Field(min_length=1)
 
     def turn_inputs(self, base: Path) -> list[TurnInput]:
-        """The turns with media paths resolved and checked to exist."""
+        """The turns with media paths resolved, checked to exist and to lie inside ``base``.
+
+        A scenario names its media relative to its own folder; a path that leads out of it
+        (``../``, an absolute path, a link) is refused, so a shared scenario file cannot make
+        the listener read, and write into its trace, a file elsewhere on the machine.
+        """
         inputs = []
+        root = base.resolve()
         for index, spec in enumerate(self.turns, start=1):
             paths = {}
             for kind in ("audio", "image", "video"):
                 value = getattr(spec, kind)
                 if value is None:
                     continue
-                path = Path(value).expanduser()
-                path = path if path.is_absolute() else base / path
+                path = (root / value).resolve()
+                if not path.is_relative_to(root):
+                    raise ScenarioError(f"turn {index}: {kind} '{value}' is outside the scenario's folder {root}")
                 if not path.is_file():
                     raise ScenarioError(f"turn {index}: {kind} file not found: {path}")
                 paths[kind] = path
@@ -65,12 +74,13 @@ class Scenario(BaseModel):
         return inputs
 
 
-def load_scenario(path: str | Path) -> tuple[Scenario, list[TurnInput]]:
-    """Read and check a scenario file.
+def load_scenario(path: str | Path, limits: PerceptionConfig | None = None) -> tuple[Scenario, list[TurnInput]]:
+    """Read and check a scenario file (and, given ``limits``, each turn against them).
 
     Raises:
-        ScenarioError: naming the file and the problem (missing, not YAML, unknown
-            key, empty turn, missing media file).
+        ScenarioError: naming the file and the problem (missing, too large, not YAML, an
+            alias bomb, unknown key, wrong type, empty turn, missing media file, media outside
+            the scenario's folder).
     """
     path = Path(path)
     data = read_yaml_mapping(path, "scenario file", ScenarioError)
@@ -78,4 +88,13 @@ def load_scenario(path: str | Path) -> tuple[Scenario, list[TurnInput]]:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise ScenarioError(describe_validation_error(exc, str(path), what="scenario key")) from None
-    return scenario, scenario.turn_inputs(path.parent)
+    try:
+        turns = scenario.turn_inputs(path.parent)
+        for index, turn in enumerate(turns, start=1):
+            try:
+                check_turn(turn, limits or PerceptionConfig())
+            except InputError as exc:
+                raise ScenarioError(f"turn {index}: {exc}") from None
+    except ScenarioError as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    return scenario, turns

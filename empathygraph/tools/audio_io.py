@@ -10,6 +10,8 @@ import numpy as np
 from empathygraph.errors import InputError
 
 SAMPLE_RATE = 16_000
+# Sample rates and channel counts real recordings use; a header outside them is corrupt or hostile.
+MIN_RATE, MAX_RATE, MAX_CHANNELS = 1_000, 384_000, 32
 AUDIO_SUFFIXES = frozenset({".wav", ".mp3", ".m4a", ".ogg", ".oga", ".opus", ".flac", ".webm", ".aac", ".mp4"})
 
 
@@ -60,6 +62,11 @@ def load_audio(path: Path, *, max_seconds: float, max_mb: float, min_rms_db: flo
             if not container.streams.audio:
                 raise InputError("has no audio stream", path)
             stream = container.streams.audio[0]
+            # Limits from the header, before a sample is decoded.
+            if not MIN_RATE <= (stream.rate or 0) <= MAX_RATE:
+                raise InputError(f"audio declares {stream.rate} samples a second (expected {MIN_RATE}..{MAX_RATE})", path)
+            if not 1 <= stream.channels <= MAX_CHANNELS:
+                raise InputError(f"audio declares {stream.channels} channels (expected 1..{MAX_CHANNELS})", path)
             declared = float(stream.duration * stream.time_base) if stream.duration and stream.time_base else None
             if declared is None and container.duration:
                 declared = container.duration / 1e6
@@ -78,11 +85,14 @@ def load_audio(path: Path, *, max_seconds: float, max_mb: float, min_rms_db: flo
                 chunks.append(out.to_ndarray().reshape(-1))
     except InputError:
         raise
-    except (av.error.FFmpegError, ValueError, IndexError) as exc:
+    except (av.error.FFmpegError, ValueError, IndexError, OverflowError, ZeroDivisionError, OSError) as exc:
         raise InputError(f"cannot decode audio (corrupt or truncated?): {exc}", path) from exc
     samples = np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, np.float32)
     if len(samples) < SAMPLE_RATE // 10:
         raise InputError("audio is empty or shorter than 0.1 s (corrupt or truncated?)", path)
+    bad = int(np.count_nonzero(~np.isfinite(samples)))
+    if bad:
+        raise InputError(f"audio holds {bad} samples that are not numbers (NaN or infinite; corrupt?)", path)
     rms_db = 20 * np.log10(float(np.sqrt(np.mean(samples**2))) + 1e-12)
     if rms_db < min_rms_db:
         raise InputError(f"audio is silent (level {rms_db:.0f} dBFS)", path)

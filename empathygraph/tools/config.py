@@ -31,6 +31,9 @@ class PerceptionConfig(BaseModel):
     )
     asr_language: str | None = "en"
     asr_beam_size: int = Field(default=1, ge=1, le=10)
+    max_text_chars: int = Field(
+        default=4000, ge=1, description="longest message (typed plus nothing else) a turn accepts; the embedded "
+        "model's context holds about this much beside the conversation")
     max_audio_seconds: float = Field(default=120.0, gt=0)
     max_audio_mb: float = Field(default=50.0, gt=0)
     min_speech_rms_db: float = Field(default=-50.0, description="quieter than this overall counts as silence")

@@ -27,25 +27,54 @@ def is_video(path: Path) -> bool:
     return Path(path).suffix.lower() in VIDEO_SUFFIXES
 
 
+def image_size(path: Path, max_pixels: int) -> tuple[int, int]:
+    """(width, height) as the image's header declares them, read without decoding its pixels.
+
+    Raises:
+        InputError: the file is not an image Pillow can identify, or declares a decompression bomb.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            return image.size
+    except Image.DecompressionBombError:  # Pillow's own ceiling, far above ours
+        raise InputError(f"image header declares over {2 * Image.MAX_IMAGE_PIXELS} pixels, over the {max_pixels} "
+                         "pixel limit (a decompression bomb?)", path) from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise InputError(f"cannot decode image (corrupt or truncated?): {type(exc).__name__}: {exc}", path) from None
+
+
+def check_pixels(path: Path, width: int, height: int, max_pixels: int, kind: str) -> None:
+    """Refuse a picture whose declared size is empty or over ``max_pixels``, before it is decoded."""
+    if width <= 0 or height <= 0:
+        raise InputError(f"{kind} declares a size of {width}×{height} pixels", path)
+    if width * height > max_pixels:
+        raise InputError(f"{kind} is {width}×{height}, over the {max_pixels} pixel limit", path)
+
+
 def load_image(path: Path, *, max_pixels: int, max_mb: float) -> Frame:
-    """Read an image as one BGR frame."""
+    """Read an image as one BGR frame; its declared size is checked before it is decoded."""
     import cv2
 
     check_file(path, suffixes=IMAGE_SUFFIXES, max_mb=max_mb, kind="image")
+    check_pixels(path, *image_size(path, max_pixels), max_pixels, "image")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise InputError("cannot decode image (corrupt or truncated?)", path)
     h, w = image.shape[:2]
-    if h * w > max_pixels:
-        raise InputError(f"image is {w}×{h}, over the {max_pixels} pixel limit", path)
+    check_pixels(path, w, h, max_pixels, "image")  # the pixels, not just the header
     return Frame(image, 0.0)
 
 
-def sample_video(path: Path, *, fps: float, max_frames: int, max_seconds: float, max_mb: float) -> list[Frame]:
+def sample_video(path: Path, *, fps: float, max_frames: int, max_seconds: float, max_mb: float,
+                 max_pixels: int = 4096 * 4096) -> list[Frame]:
     """Decode frames from ``path`` at about ``fps`` frames per second (at most ``max_frames``).
 
+    The declared duration and frame size are checked before a frame is decoded.
+
     Raises:
-        InputError: unreadable, over-long, or without a single frame.
+        InputError: unreadable, over-long, over-large, or without a single frame.
     """
     import av
 
@@ -57,6 +86,7 @@ def sample_video(path: Path, *, fps: float, max_frames: int, max_seconds: float,
                 raise InputError("has no video stream", path)
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
+            check_pixels(path, stream.codec_context.width, stream.codec_context.height, max_pixels, "video")
             duration = container.duration / 1e6 if container.duration else None
             if duration is not None and duration > max_seconds:
                 raise InputError(f"video is {duration:.0f} s long, over the {max_seconds:.0f} s limit", path)
@@ -67,13 +97,14 @@ def sample_video(path: Path, *, fps: float, max_frames: int, max_seconds: float,
                     raise InputError(f"video is over the {max_seconds:.0f} s limit", path)
                 if t + 1e-6 < next_t:
                     continue
+                check_pixels(path, frame.width, frame.height, max_pixels, "video frame")
                 frames.append(Frame(frame.to_ndarray(format="bgr24"), t))
                 next_t = t + 1.0 / fps
                 if len(frames) >= max_frames:
                     break
     except InputError:
         raise
-    except (av.error.FFmpegError, ValueError) as exc:
+    except (av.error.FFmpegError, ValueError, IndexError, OverflowError, ZeroDivisionError, OSError) as exc:
         raise InputError(f"cannot decode video (corrupt or truncated?): {exc}", path) from exc
     if not frames:
         raise InputError("video has no frames", path)

@@ -199,6 +199,7 @@ class ToolBox:
                 max_frames=c.face_max_frames,
                 max_seconds=c.max_video_seconds,
                 max_mb=c.max_media_mb,
+                max_pixels=c.max_image_pixels,
             )
             if video
             else [media_io.load_image(media, max_pixels=c.max_image_pixels, max_mb=c.max_media_mb)]

@@ -10,7 +10,7 @@ from empathygraph.session import TurnResult
 from empathygraph.trace.records import StepRecord
 from tests.conftest import REPO, make_empathizer, scripted
 
-MEDIA = REPO / "examples" / "media"
+MEDIA = REPO / "examples" / "scenarios" / "media"
 ACCEPT = {"verdict": "accept", "advice": ""}
 REVISE = {"verdict": "revise", "advice": "name what they lost"}
 

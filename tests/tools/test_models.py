@@ -78,7 +78,7 @@ def test_see_reads_a_portrait(toolbox, shared: Path) -> None:
 
 
 def test_landmarks_follow_the_face_and_read_a_smile(toolbox) -> None:
-    media = Path(__file__).parents[2] / "examples" / "media"
+    media = Path(__file__).parents[2] / "examples" / "scenarios" / "media"
     happy, sad = toolbox.see(media / "happy_face.jpg"), toolbox.see(media / "sad_face.jpg")
     assert set(happy.features) == {"mouth_open", "smile", "mouth_width", "eye_open", "brow_raise"}
     assert happy.features["smile"] > sad.features["smile"]

@@ -1,0 +1,371 @@
+"""Hostile inputs, generated: broken audio, images, videos, scenario files and text.
+
+Each ``Case`` is one file (or message) made from a small valid one by a mutation a careless or
+hostile sender could make: cut short, bytes flipped, a header that lies (50,000 x 50,000
+pixels, 4 GHz sample rates, hours of audio), NaN samples, the wrong container, an alias bomb,
+a path out of the scenario's folder, megabytes of text, control characters. ``run_case`` feeds
+it to the loader a turn uses and says how that went: accepted, refused with a typed error
+that names the file and the problem, or not (an untyped exception, an error that names no
+file, a case that takes longer than ``HANG_S``). The unit tests run a slice; the benchmark
+(``benchmarks/reliability.py``) runs hundreds.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import struct
+import tempfile
+import time
+import wave
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import yaml
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+Kind = Literal["audio", "image", "video", "scenario", "text"]
+KINDS: tuple[Kind, ...] = ("audio", "image", "video", "scenario", "text")
+Outcome = Literal["accepted", "refused", "untyped", "unnamed", "hang"]
+HANG_S = 10.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input: its kind, the file name it is sent under, its content, and how it was made."""
+
+    kind: Kind
+    name: str
+    data: bytes | str
+    how: str
+
+
+@dataclass(frozen=True)
+class Result:
+    case: Case
+    outcome: Outcome
+    detail: str
+    seconds: float
+
+
+# --- valid seeds -----------------------------------------------------------------------------
+
+def wav_bytes(rate: int = 16_000, seconds: float = 1.0, channels: int = 1, *, float_nan: bool = False) -> bytes:
+    """A spoken-level sine as 16-bit PCM, or as 32-bit float WAV holding NaN and infinity."""
+    t = np.arange(int(rate * seconds)) / rate
+    tone = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    frames = np.repeat(tone[:, None], channels, axis=1)
+    if float_nan:
+        frames[::50] = np.nan
+        frames[1::97] = np.inf
+        data = frames.astype("<f4").tobytes()
+        fmt = struct.pack("<HHIIHH", 3, channels, rate, rate * channels * 4, channels * 4, 32)
+        return (b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<I", 16) + fmt
+                + b"data" + struct.pack("<I", len(data)) + data)
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(channels)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes((frames * 32767).astype("<i2").tobytes())
+    return buffer.getvalue()
+
+
+@functools.cache
+def image_bytes(suffix: str) -> bytes:
+    import cv2
+
+    picture = np.dstack([np.tile(np.arange(64, dtype=np.uint8) * 4, (48, 1))] * 3)
+    return cv2.imencode(suffix, picture)[1].tobytes()
+
+
+@functools.cache
+def video_bytes() -> bytes:
+    """A 32x32, 10-frame H.264 MP4."""
+    import imageio_ffmpeg
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "seed.mp4"
+        writer = imageio_ffmpeg.write_frames(str(path), (32, 32), fps=10, macro_block_size=16, ffmpeg_log_level="error")
+        writer.send(None)
+        for index in range(10):
+            writer.send(np.full((32, 32, 3), index * 20, np.uint8))
+        writer.close()
+        return path.read_bytes()
+
+
+# --- mutations -------------------------------------------------------------------------------
+
+def patch(data: bytes, offset: int, packed: bytes) -> bytes:
+    return data[:offset] + packed + data[offset + len(packed):] if 0 <= offset <= len(data) - len(packed) else data
+
+
+def huge_png(data: bytes) -> bytes:
+    """The PNG with its IHDR claiming 50000x50000 (and a CRC that matches, as a forger would write)."""
+    header = data[12:16] + struct.pack(">II", 50_000, 50_000) + data[24:29]
+    return data[:12] + header + struct.pack(">I", zlib.crc32(header)) + data[33:]
+
+
+def huge_jpeg(data: bytes) -> bytes:
+    at = data.find(b"\xff\xc0")
+    return patch(data, at + 5, struct.pack(">HH", 50_000, 50_000)) if at >= 0 else data
+
+
+def huge_mp4(data: bytes) -> bytes:
+    at = data.find(b"avc1")  # the visual sample entry: width and height 24 bytes after its type
+    data = patch(data, at + 28, struct.pack(">HH", 50_000, 50_000)) if at >= 0 else data
+    at = data.find(b"tkhd")  # the track header's 16.16 width and height close it
+    return patch(data, at + 4 + 76, struct.pack(">II", 50_000 << 16, 50_000 << 16)) if at >= 0 else data
+
+
+def long_flac(hours: float = 3.0, rate: int = 16_000) -> bytes:
+    """A FLAC stream header claiming ``hours`` of 16-bit mono audio, and no audio after it."""
+    fields = [(4096, 16), (4096, 16), (0, 24), (0, 24), (rate, 20), (0, 3), (15, 5), (int(hours * 3600 * rate), 36),
+              (0, 128)]  # block sizes, frame sizes, rate, channels - 1, bits - 1, total samples, MD5
+    info = 0
+    for value, width in fields:
+        info = info << width | value
+    return b"fLaC" + bytes([0x80, 0, 0, 34]) + info.to_bytes(34, "big")
+
+
+def wav_header(data: bytes, rate: int, channels: int, data_size: int | None) -> bytes:
+    data = patch(data, 22, struct.pack("<HI", channels, rate))
+    return patch(data, 40, struct.pack("<I", data_size)) if data_size is not None else data
+
+
+OTHER = {"png": lambda: image_bytes(".png"), "wav": lambda: wav_bytes(seconds=0.2), "mp4": video_bytes,
+         "text": lambda: b"hello, I am not media\n" * 20}
+
+
+@st.composite
+def byte_damage(draw: st.DrawFn, data: bytes) -> tuple[bytes, str]:
+    """Cut short, bytes flipped, garbage in front, or emptied."""
+    how = draw(st.sampled_from(["truncate", "flip", "prefix", "empty", "intact"]))
+    if how == "truncate":
+        cut = draw(st.integers(0, len(data)))
+        return data[:cut], f"truncated at {cut} of {len(data)} bytes"
+    if how == "flip":
+        spots = draw(st.lists(st.integers(0, len(data) - 1), min_size=1, max_size=40))
+        mutable = bytearray(data)
+        for spot in spots:
+            mutable[spot] ^= draw(st.integers(1, 255))
+        return bytes(mutable), f"{len(spots)} bytes flipped"
+    if how == "prefix":
+        return draw(st.binary(min_size=1, max_size=64)) + data, "garbage in front"
+    if how == "empty":
+        return b"", "empty"
+    return data, "intact"
+
+
+@st.composite
+def audio_cases(draw: st.DrawFn) -> Case:
+    seed_kind = draw(st.sampled_from(["pcm", "nan", "stereo44k", "header", "long", "other"]))
+    if seed_kind == "pcm":
+        data, how = wav_bytes(), "16 kHz PCM"
+    elif seed_kind == "nan":
+        data, how = wav_bytes(float_nan=True), "float WAV with NaN and infinity"
+    elif seed_kind == "stereo44k":
+        data, how = wav_bytes(rate=44_100, channels=2, seconds=0.5), "44.1 kHz stereo"
+    elif seed_kind == "header":
+        rate = draw(st.sampled_from([0, 1, 999, 400_000, 2**31 - 1, 2**32 - 1]))
+        channels = draw(st.sampled_from([0, 1, 2, 255, 65_535]))
+        size = draw(st.sampled_from([None, 0, 2**32 - 1]))
+        data, how = wav_header(wav_bytes(), rate, channels, size), f"header: {rate} Hz, {channels} ch, data {size}"
+    elif seed_kind == "long":
+        data, how = long_flac(draw(st.sampled_from([0.05, 3.0, 1000.0]))), "FLAC header claiming hours"
+    else:
+        other = draw(st.sampled_from(sorted(OTHER)))
+        data, how = OTHER[other](), f"{other} bytes"
+    damaged, damage = draw(byte_damage(data))
+    suffix = draw(st.sampled_from([".wav", ".wav", ".mp3", ".flac", ".ogg", ".m4a"]))
+    return Case("audio", f"voice{suffix}", damaged, f"{how}, {damage}")
+
+
+@st.composite
+def image_cases(draw: st.DrawFn) -> Case:
+    seed_kind = draw(st.sampled_from(["png", "jpg", "huge_png", "huge_jpg", "other"]))
+    if seed_kind in ("png", "jpg"):
+        data, how = image_bytes(f".{seed_kind}"), seed_kind
+    elif seed_kind == "huge_png":
+        data, how = huge_png(image_bytes(".png")), "PNG header claims 50000x50000"
+    elif seed_kind == "huge_jpg":
+        data, how = huge_jpeg(image_bytes(".jpg")), "JPEG header claims 50000x50000"
+    else:
+        other = draw(st.sampled_from(sorted(OTHER)))
+        data, how = OTHER[other](), f"{other} bytes"
+    damaged, damage = draw(byte_damage(data))
+    suffix = draw(st.sampled_from([".png", ".jpg", ".jpeg", ".webp", ".bmp"]))
+    return Case("image", f"face{suffix}", damaged, f"{how}, {damage}")
+
+
+@st.composite
+def video_cases(draw: st.DrawFn) -> Case:
+    seed_kind = draw(st.sampled_from(["mp4", "huge", "other"]))
+    if seed_kind == "mp4":
+        data, how = video_bytes(), "H.264 MP4"
+    elif seed_kind == "huge":
+        data, how = huge_mp4(video_bytes()), "MP4 header claims 50000x50000"
+    else:
+        other = draw(st.sampled_from(sorted(OTHER)))
+        data, how = OTHER[other](), f"{other} bytes"
+    damaged, damage = draw(byte_damage(data))
+    suffix = draw(st.sampled_from([".mp4", ".mp4", ".mov", ".mkv", ".webm", ".avi"]))
+    return Case("video", f"face{suffix}", damaged, f"{how}, {damage}")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+SCENARIO_KEYS = st.sampled_from(["name", "description", "profile", "turns", "text", "audio", "image", "video", "x"])
+ESCAPES = ["../voice.wav", "../../etc/passwd", "/etc/hostname", "~/.ssh/id_rsa", "media/../../x.wav", "link.wav"]
+BOMB = ("a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+        "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+        "name: bomb\nturns: [{text: *e}]\n")
+
+
+@st.composite
+def scenario_cases(draw: st.DrawFn) -> Case:
+    shape = draw(st.sampled_from(["random", "wrong_types", "escape", "bomb", "recursive", "huge", "deep", "bytes"]))
+    if shape == "random":
+        text, how = yaml.safe_dump(draw(st.dictionaries(SCENARIO_KEYS, JSON_VALUES, max_size=5))), "random mapping"
+    elif shape == "wrong_types":
+        turns = draw(st.lists(st.dictionaries(SCENARIO_KEYS, JSON_VALUES, max_size=3), max_size=3) | JSON_VALUES)
+        text, how = yaml.safe_dump({"name": draw(JSON_VALUES), "turns": turns}), "keys of the wrong types"
+    elif shape == "escape":
+        where = draw(st.sampled_from(ESCAPES))
+        kind = draw(st.sampled_from(["audio", "image", "video"]))
+        text, how = yaml.safe_dump({"name": "x", "turns": [{"text": "hi", kind: where}]}), f"{kind} at {where}"
+    elif shape == "bomb":
+        text, how = BOMB, "alias bomb"
+    elif shape == "recursive":
+        text, how = "name: &n [*n]\nturns: &t [{text: hi, audio: *t}]\n", "recursive anchors"
+    elif shape == "huge":
+        size = draw(st.sampled_from([5_000, 2_000_000]))
+        text, how = yaml.safe_dump({"name": "x", "turns": [{"text": "I feel lost. " * (size // 13)}]}), f"{size} chars"
+    elif shape == "deep":
+        depth = draw(st.integers(50, 5_000))
+        text, how = "name: x\nturns: " + "[" * depth + "]" * depth + "\n", f"nested {depth} deep"
+    else:
+        return Case("scenario", "scenario.yaml", draw(st.binary(max_size=200)), "random bytes")
+    return Case("scenario", "scenario.yaml", text, how)
+
+
+SCRIPTS = ["I feel so alone tonight.", "Je me sens seul.", "我今天很难过。", "Мне грустно.", "أشعر بالحزن",
+           "मैं उदास हूँ", "😢💔🙏🏽", "👩‍👩‍👧 family", "ignore\u202eevil", "e\u0301\u0301\u0301"]
+CONTROL = st.characters(min_codepoint=0, max_codepoint=0x9F)
+
+
+@st.composite
+def text_cases(draw: st.DrawFn) -> Case:
+    shape = draw(st.sampled_from(["mixed", "control", "surrogate", "megabytes", "any"]))
+    if shape == "mixed":
+        text, how = " ".join(draw(st.lists(st.sampled_from(SCRIPTS), min_size=1, max_size=6))), "mixed scripts, emoji"
+    elif shape == "control":
+        text = draw(st.text(alphabet=CONTROL | st.sampled_from("abc "), min_size=1, max_size=80))
+        how = "control characters"
+    elif shape == "surrogate":
+        text, how = "I feel \ud83d alone \udc00 " + draw(st.text(max_size=20)), "lone surrogates"
+    elif shape == "megabytes":
+        size = draw(st.sampled_from([3_999, 4_001, 100_000, 3_000_000]))
+        text, how = ("I feel lost. " * (size // 13 + 1))[:size], f"{size} characters"
+    else:
+        text, how = draw(st.text(max_size=300)), "any text"
+    return Case("text", "message", text, how)
+
+
+STRATEGIES = {"audio": audio_cases(), "image": image_cases(), "video": video_cases(),
+              "scenario": scenario_cases(), "text": text_cases()}
+
+
+# --- running a case --------------------------------------------------------------------------
+
+@functools.cache
+def _empathizer():
+    from empathygraph import Empathizer
+    from empathygraph.backbones import wrap_chat_model
+    from tests.conftest import scripted, test_config
+
+    return Empathizer(test_config(), backbone=wrap_chat_model(scripted()))
+
+
+def _write(case: Case, folder: Path) -> Path:
+    path = folder / case.name
+    if isinstance(case.data, bytes):
+        path.write_bytes(case.data)
+    else:
+        path.write_text(case.data, encoding="utf-8", errors="surrogatepass")
+    return path
+
+
+def _load(case: Case, folder: Path) -> str:
+    """Feed the case to what a turn uses to read it; what it produced, in a few words."""
+    from empathygraph.cli.scenarios import load_scenario
+    from empathygraph.state import TurnInput
+    from empathygraph.tools import audio_io, media_io
+    from empathygraph.tools.config import PerceptionConfig
+
+    limits = PerceptionConfig()
+    if case.kind == "text":
+        result = _empathizer().respond(TurnInput(text=str(case.data)), session_id="fuzz")
+        return f"replied {len(result.reply)} chars"
+    path = _write(case, folder)
+    if case.kind == "audio":
+        audio = audio_io.load_audio(path, max_seconds=limits.max_audio_seconds, max_mb=limits.max_audio_mb,
+                                    min_rms_db=limits.min_speech_rms_db)
+        return f"{audio.duration_s:.2f} s"
+    if case.kind == "image":
+        frame = media_io.load_image(path, max_pixels=limits.max_image_pixels, max_mb=limits.max_media_mb)
+        return f"{frame.image.shape}"
+    if case.kind == "video":
+        frames = media_io.sample_video(path, fps=limits.face_frames_per_second, max_frames=limits.face_max_frames,
+                                       max_seconds=limits.max_video_seconds, max_mb=limits.max_media_mb,
+                                       max_pixels=limits.max_image_pixels)
+        return f"{len(frames)} frames"
+    (folder / "link.wav").unlink(missing_ok=True)
+    (folder / "link.wav").symlink_to("/etc/hostname")
+    _, turns = load_scenario(path, limits)
+    return f"{len(turns)} turns"
+
+
+def names_the_problem(case: Case, message: str, folder: Path) -> bool:
+    """A file's error names the file; a message's error says it is about the message or turn."""
+    if case.kind == "text":
+        return "message" in message or "turn" in message
+    return str(folder / case.name) in message and len(message) > len(str(folder / case.name)) + 5
+
+
+def run_case(case: Case, folder: Path) -> Result:
+    """Feed one case in and judge the outcome."""
+    from empathygraph.errors import EmpathyGraphError
+
+    started = time.perf_counter()
+    try:
+        detail, outcome = _load(case, folder), "accepted"
+    except EmpathyGraphError as exc:
+        detail = str(exc)[:300]
+        outcome = "refused" if names_the_problem(case, str(exc), folder) else "unnamed"
+    except Exception as exc:  # what the fuzz run counts: an error a user cannot act on
+        detail, outcome = f"{type(exc).__name__}: {str(exc)[:300]}", "untyped"
+    seconds = time.perf_counter() - started
+    return Result(case, "hang" if seconds > HANG_S else outcome, detail, seconds)
+
+
+def fuzz(kind: Kind, count: int, folder: Path, random_seed: int = 0) -> list[Result]:
+    """Generate about ``count`` cases of ``kind`` and run each; every result, in order."""
+    results: list[Result] = []
+
+    @seed(random_seed)
+    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(STRATEGIES[kind])
+    def one(case: Case) -> None:
+        results.append(run_case(case, folder))
+
+    one()
+    return results
