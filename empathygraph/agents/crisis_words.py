@@ -70,6 +70,10 @@ _BLAME = re.compile(
     r"attention|calm down|not that bad|could be worse|get over|snap out|silly|stupid|crazy|lol|haha|joke|joking|"
     r"just kidding|grateful|lucky)\b", re.IGNORECASE)
 _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you tried|make sure|don'?t worry)\b", re.IGNORECASE)
+# Numbers, links and addresses: only the configured resources may name a way to get help (the
+# person's own words may carry a fake helpline for the model to repeat).
+_CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|gov|uk|io)\b|\S+@\S+",
+                      re.IGNORECASE)
 MAX_WORDS = 30
 
 
@@ -86,7 +90,7 @@ def acknowledgment_problems(text: str) -> list[str]:
     if len(stripped.split()) > MAX_WORDS:
         problems.append(f"longer than {MAX_WORDS} words")
     for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
-                          ("gives advice", _ADVICE)):
+                          ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
         found = pattern.search(stripped)
         if found:
             problems.append(f"{name} ('{found.group(0)}')")

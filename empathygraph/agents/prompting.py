@@ -13,12 +13,14 @@ prompt, but the chat is never rebuilt from it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from empathygraph.schemas import Cues
 from empathygraph.state import Exchange, MergState
+from empathygraph.tools.injection import defuse
 
 SYSTEM_PROMPT = (
     "You are the mind of a warm, careful listener talking with a person who shares how they feel. "
@@ -40,6 +42,18 @@ def _cue_lines(cues: Cues) -> list[str]:
     return lines
 
 
+def quoted(words: str) -> str:
+    """The person's words as one JSON string: a quote mark or line break in them cannot end the
+    quote or start a line of instructions, and chat-template tags are broken up (``tools.injection``).
+    Plain words read exactly as ``"their words"``."""
+    return json.dumps(defuse(words), ensure_ascii=False)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, its chat-template tags broken up (an earlier turn in the context)."""
+    return " ".join(defuse(text).split())
+
+
 def context_block(state: MergState, history_turns: int) -> str:
     """The conversation so far and this turn's words and cues."""
     lines = []
@@ -47,10 +61,10 @@ def context_block(state: MergState, history_turns: int) -> str:
     if history:
         lines.append("Earlier in the conversation:")
         for entry in history:
-            lines.append(f"Person: {entry.user}")
-            lines.append(f"Listener: {entry.reply}")
+            lines.append(f"Person: {one_line(entry.user)}")
+            lines.append(f"Listener: {one_line(entry.reply)}")
         lines.append("")
-    lines.append(f'The person now says: "{state["cues"].words}"')
+    lines.append(f"The person now says: {quoted(state['cues'].words)}")
     cue_lines = _cue_lines(state["cues"])
     if cue_lines:
         lines.append("Cues:")

@@ -20,6 +20,7 @@ from empathygraph.context import RunContext
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.schemas import Cues, FaceCue, RiskCategory, VoiceCue
 from empathygraph.state import MergState, TurnInput
+from empathygraph.tools.injection import find_injection
 from empathygraph.trace.records import StepRecord
 
 Sense = Literal["listen", "look", "read"]
@@ -94,6 +95,9 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             cues.text_emotion = cue
     if not words:
         notes.append("no words this turn (speech was not transcribed)")
+    if attempt := find_injection(words):
+        notes.append(f"possible prompt injection in the person's words ({'; '.join(attempt)}): "
+                     "passed on as their words, quoted, never as instructions")
     record = StepRecord(
         step="read",
         kind="tool",
