@@ -75,6 +75,14 @@ class SafetyConfig(Section):
         return list(dict.fromkeys([*found, *self.resources]))
 
 
+class TraceConfig(Section):
+    """What a run writes down about a turn."""
+
+    redact: bool = Field(
+        default=False, description="keep the person's words and media out of traces, results and reports: "
+        "free text becomes keyed hashes, labels and numbers stay (the session store still holds the conversation)")
+
+
 class SessionsConfig(Section):
     """Where conversations persist between runs."""
 
@@ -88,6 +96,7 @@ class Config(Section):
     agents: AgentsConfig = Field(default_factory=AgentsConfig)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    trace: TraceConfig = Field(default_factory=TraceConfig)
     profile: AvatarProfile = Field(default_factory=AvatarProfile, description="the listener avatar by default")
     perception: PerceptionConfig = Field(default_factory=PerceptionConfig)
     generators: GeneratorsConfig = Field(default_factory=GeneratorsConfig)

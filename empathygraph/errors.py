@@ -25,6 +25,10 @@ class StructuredOutputError(EmpathyGraphError):
     """An agent's output stayed invalid after the bounded repair attempts."""
 
 
+class OutputError(EmpathyGraphError):
+    """An output path is unusable: it leads out of the chosen folder."""
+
+
 class DatasetError(EmpathyGraphError):
     """A dataset file is missing, unreadable or of the wrong format as a whole."""
 

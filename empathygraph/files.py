@@ -5,17 +5,25 @@ muxer such as ffmpeg still knows the format), flushed to disk, then renamed over
 name in one step (``os.replace`` is atomic on one file system). A process killed mid-write
 leaves only ``.NAME.partial.SUFFIX``, which nothing presents as complete.
 
-A leaf module (it imports nothing of the package), so every part may use it.
+Names that come from outside (a session id, a scenario's name) become safe file names
+(``safe_name``), and a path built under a chosen folder must stay in it (``inside``).
+
+A leaf module (it imports only ``errors``), so every part may use it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from empathygraph.errors import OutputError
+
 PARTIAL = ".partial"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME = 80
 
 
 def partial_path(path: Path) -> Path:
@@ -73,4 +81,22 @@ def append_text(path: Path, text: str) -> Path:
     old = path.read_bytes() if path.is_file() else b""
     with writing(path) as partial:
         partial.write_bytes(old + text.encode("utf-8"))
+    return path
+
+
+def safe_name(text: str, fallback: str = "unnamed") -> str:
+    """``text`` as one file or folder name: letters, digits, ``.``, ``_`` and ``-`` only, no leading dot
+    or dash, at most ``MAX_NAME`` characters (``../../etc`` -> ``etc``); ``fallback`` when nothing is left."""
+    return _UNSAFE.sub("-", text).strip(".-")[:MAX_NAME].strip(".-") or fallback
+
+
+def inside(root: Path, *parts: str | Path) -> Path:
+    """``root`` joined with ``parts``, refused when it leads out of ``root`` (``..``, an absolute part, a link).
+
+    Raises:
+        OutputError: naming the path and the folder it had to stay in.
+    """
+    path = Path(root).joinpath(*parts)
+    if not path.resolve().is_relative_to(Path(root).resolve()):
+        raise OutputError(f"{path}: outside the output folder {root}")
     return path

@@ -202,7 +202,9 @@ class Empathizer:
 
     def _result(self, session_id: str, seconds: float) -> TurnResult:
         values = self.graph.get_state(self._thread(session_id)).values
-        return TurnResult.from_state(values, session_id, seconds=seconds, backbone=self.backbone.name)
+        result = TurnResult.from_state(values, session_id, seconds=seconds, backbone=self.backbone.name)
+        result.redact = self.config.trace.redact  # the caller sees the words; what it writes does not hold them
+        return result
 
     def history(self, session_id: str) -> list[HistoryEntry]:
         """The finished turns of a session, oldest first."""

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.files import write_text
+from empathygraph.paths import default_home
 from empathygraph.graphs.registry import STEPS, view, writers
 from empathygraph.schemas import (
     Critique,
@@ -26,6 +27,7 @@ from empathygraph.schemas import (
     SafetyAssessment,
 )
 from empathygraph.trace.records import StepRecord, TokenUsage
+from empathygraph.trace.redact import Redactor, redaction_key
 from empathygraph.trace.store import write_trace
 
 T = TypeVar("T", bound=BaseModel)
@@ -55,6 +57,7 @@ class TurnResult(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list, exclude=True)
     seconds: float = 0.0
     backbone: str = ""
+    redact: bool = Field(default=False, exclude=True, description="write it with free text hashed (trace.redact)")
 
     @classmethod
     def from_state(cls, values: Mapping[str, Any], session_id: str, *, seconds: float, backbone: str) -> TurnResult:
@@ -152,7 +155,11 @@ class TurnResult(BaseModel):
         return None
 
     def write(self, out_dir: Path, *, append_trace: bool = False) -> dict[str, Path]:
-        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir`` (each complete or not at all)."""
-        reply = write_text(out_dir / "reply.json", self.model_dump_json(indent=2))
-        trace = write_trace(out_dir / "trace.jsonl", self.steps, append=append_trace)
+        """Write ``reply.json`` and ``trace.jsonl`` into ``out_dir`` (each complete or not at all).
+
+        With ``redact`` the files hold labels and numbers but no words or paths (``trace.redact``).
+        """
+        turn = Redactor(redaction_key(default_home())).model(self) if self.redact else self
+        reply = write_text(out_dir / "reply.json", turn.model_dump_json(indent=2))
+        trace = write_trace(out_dir / "trace.jsonl", turn.steps, append=append_trace)  # type: ignore[attr-defined]
         return {"reply": reply, "trace": trace}

@@ -42,6 +42,7 @@ LEAVES = {
     "empathygraph.errors": set(),
     "empathygraph.paths": set(),
     "empathygraph.jsonl": {"empathygraph.errors"},
+    "empathygraph.files": {"empathygraph.errors"},
     "empathygraph.trace.records": set(),
 }
 

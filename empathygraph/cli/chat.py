@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from empathygraph.cli.common import ConfigOption, SessionOption, SetOption, console, fail, run_config
 from empathygraph.errors import EmpathyGraphError
+from empathygraph.files import inside, safe_name
 from empathygraph.session import Empathizer, TurnResult
 from empathygraph.state import TurnInput
 
@@ -119,7 +120,7 @@ def chat(
     session_id = session or f"chat-{datetime.now():%Y%m%d-%H%M%S}"
     try:
         cfg = run_config(config, overrides)
-        out_dir = out or Path("chats") / session_id
+        out_dir = out or inside(Path("chats"), safe_name(session_id, "chat"))
         empathizer = Empathizer(cfg)
         earlier = len(empathizer.history(session_id))
         state = f"resuming, {earlier} earlier turn{'s' * (earlier != 1)}" if earlier else "new"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from langgraph.graph import END
@@ -64,21 +65,26 @@ def render_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         return {"steps": [record]}
     media: dict[str, str] = {}
     steps = []
+    root = out_dir.resolve()
     for result in results:
-        media.update({name: str(path) for name, path in result.files.items()})
+        # A backend may write only into the turn's folder; what it wrote elsewhere is not offered.
+        files = {name: str(path) for name, path in result.files.items() if Path(path).resolve().is_relative_to(root)}
+        strays = sorted(set(map(str, result.files.values())) - set(files.values()))
+        error = result.error or (f"wrote outside the output folder {out_dir}: {', '.join(strays)}" if strays else None)
+        media.update(files)
         steps.append(StepRecord(
             step=f"render:{result.backend}",
             kind="generator",
             latency_s=result.seconds,
             input={"backend": result.backend},
             output={
-                "files": {name: str(path) for name, path in result.files.items()},
+                "files": files,
                 "settings": result.settings,
                 "media_seconds": result.media_seconds,
                 "first_chunk_seconds": result.first_chunk_seconds,
             },
-            error=result.error,
-            notes=[f"{result.backend} failed; the turn goes on without it"] if result.error else [],
+            error=error,
+            notes=[f"{result.backend} failed; the turn goes on without it"] if error else [],
         ))
     return {"media": media, "steps": steps}
 
