@@ -19,6 +19,7 @@ import tempfile
 import time
 import wave
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -161,60 +162,46 @@ def byte_damage(draw: st.DrawFn, data: bytes) -> tuple[bytes, str]:
     return data, "intact"
 
 
-@st.composite
-def audio_cases(draw: st.DrawFn) -> Case:
-    seed_kind = draw(st.sampled_from(["pcm", "nan", "stereo44k", "header", "long", "other"]))
-    if seed_kind == "pcm":
-        data, how = wav_bytes(), "16 kHz PCM"
-    elif seed_kind == "nan":
-        data, how = wav_bytes(float_nan=True), "float WAV with NaN and infinity"
-    elif seed_kind == "stereo44k":
-        data, how = wav_bytes(rate=44_100, channels=2, seconds=0.5), "44.1 kHz stereo"
-    elif seed_kind == "header":
-        rate = draw(st.sampled_from([0, 1, 999, 400_000, 2**31 - 1, 2**32 - 1]))
-        channels = draw(st.sampled_from([0, 1, 2, 255, 65_535]))
-        size = draw(st.sampled_from([None, 0, 2**32 - 1]))
-        data, how = wav_header(wav_bytes(), rate, channels, size), f"header: {rate} Hz, {channels} ch, data {size}"
-    elif seed_kind == "long":
-        data, how = long_flac(draw(st.sampled_from([0.05, 3.0, 1000.0]))), "FLAC header claiming hours"
-    else:
-        other = draw(st.sampled_from(sorted(OTHER)))
-        data, how = OTHER[other](), f"{other} bytes"
-    damaged, damage = draw(byte_damage(data))
-    suffix = draw(st.sampled_from([".wav", ".wav", ".mp3", ".flac", ".ogg", ".m4a"]))
-    return Case("audio", f"voice{suffix}", damaged, f"{how}, {damage}")
+Seed = Callable[[st.DrawFn], tuple[bytes, str]]
+
+
+def _header_wav(draw: st.DrawFn) -> tuple[bytes, str]:
+    rate = draw(st.sampled_from([0, 1, 999, 400_000, 2**31 - 1, 2**32 - 1]))
+    channels = draw(st.sampled_from([0, 1, 2, 255, 65_535]))
+    size = draw(st.sampled_from([None, 0, 2**32 - 1]))
+    return wav_header(wav_bytes(), rate, channels, size), f"header: {rate} Hz, {channels} ch, data {size}"
+
+
+def _other(draw: st.DrawFn) -> tuple[bytes, str]:
+    other = draw(st.sampled_from(sorted(OTHER)))
+    return OTHER[other](), f"{other} bytes"
+
+
+AUDIO_SEEDS: dict[str, Seed] = {
+    "pcm": lambda draw: (wav_bytes(), "16 kHz PCM"),
+    "nan": lambda draw: (wav_bytes(float_nan=True), "float WAV with NaN and infinity"),
+    "stereo": lambda draw: (wav_bytes(rate=44_100, channels=2, seconds=0.5), "44.1 kHz stereo"),
+    "header": _header_wav,
+    "long": lambda draw: (long_flac(draw(st.sampled_from([0.05, 3.0, 1000.0]))), "FLAC header claiming hours"),
+}
+IMAGE_SEEDS: dict[str, Seed] = {
+    "png": lambda draw: (image_bytes(".png"), "png"),
+    "jpg": lambda draw: (image_bytes(".jpg"), "jpg"),
+    "huge_png": lambda draw: (huge_png(image_bytes(".png")), "PNG header claims 50000x50000"),
+    "huge_jpg": lambda draw: (huge_jpeg(image_bytes(".jpg")), "JPEG header claims 50000x50000"),
+}
+VIDEO_SEEDS: dict[str, Seed] = {
+    "mp4": lambda draw: (video_bytes(), "H.264 MP4"),
+    "huge": lambda draw: (huge_mp4(video_bytes()), "MP4 container claims 50000x50000"),
+}
 
 
 @st.composite
-def image_cases(draw: st.DrawFn) -> Case:
-    seed_kind = draw(st.sampled_from(["png", "jpg", "huge_png", "huge_jpg", "other"]))
-    if seed_kind in ("png", "jpg"):
-        data, how = image_bytes(f".{seed_kind}"), seed_kind
-    elif seed_kind == "huge_png":
-        data, how = huge_png(image_bytes(".png")), "PNG header claims 50000x50000"
-    elif seed_kind == "huge_jpg":
-        data, how = huge_jpeg(image_bytes(".jpg")), "JPEG header claims 50000x50000"
-    else:
-        other = draw(st.sampled_from(sorted(OTHER)))
-        data, how = OTHER[other](), f"{other} bytes"
+def media_cases(draw: st.DrawFn, kind: Kind, stem: str, seeds: dict[str, Seed], suffixes: list[str]) -> Case:
+    """A seed file of ``kind`` (or another format's bytes), damaged, under one of ``suffixes``."""
+    data, how = draw(st.sampled_from([*seeds.values(), _other]))(draw)
     damaged, damage = draw(byte_damage(data))
-    suffix = draw(st.sampled_from([".png", ".jpg", ".jpeg", ".webp", ".bmp"]))
-    return Case("image", f"face{suffix}", damaged, f"{how}, {damage}")
-
-
-@st.composite
-def video_cases(draw: st.DrawFn) -> Case:
-    seed_kind = draw(st.sampled_from(["mp4", "huge", "other"]))
-    if seed_kind == "mp4":
-        data, how = video_bytes(), "H.264 MP4"
-    elif seed_kind == "huge":
-        data, how = huge_mp4(video_bytes()), "MP4 header claims 50000x50000"
-    else:
-        other = draw(st.sampled_from(sorted(OTHER)))
-        data, how = OTHER[other](), f"{other} bytes"
-    damaged, damage = draw(byte_damage(data))
-    suffix = draw(st.sampled_from([".mp4", ".mp4", ".mov", ".mkv", ".webm", ".avi"]))
-    return Case("video", f"face{suffix}", damaged, f"{how}, {damage}")
+    return Case(kind, f"{stem}{draw(st.sampled_from(suffixes))}", damaged, f"{how}, {damage}")
 
 
 JSON_VALUES = st.recursive(
@@ -279,8 +266,13 @@ def text_cases(draw: st.DrawFn) -> Case:
     return Case("text", "message", text, how)
 
 
-STRATEGIES = {"audio": audio_cases(), "image": image_cases(), "video": video_cases(),
-              "scenario": scenario_cases(), "text": text_cases()}
+STRATEGIES = {
+    "audio": media_cases("audio", "voice", AUDIO_SEEDS, [".wav", ".wav", ".mp3", ".flac", ".ogg", ".m4a"]),
+    "image": media_cases("image", "face", IMAGE_SEEDS, [".png", ".jpg", ".jpeg", ".webp", ".bmp"]),
+    "video": media_cases("video", "face", VIDEO_SEEDS, [".mp4", ".mp4", ".mov", ".mkv", ".webm", ".avi"]),
+    "scenario": scenario_cases(),
+    "text": text_cases(),
+}
 
 
 # --- running a case --------------------------------------------------------------------------
