@@ -21,7 +21,7 @@ from empathygraph.backbones.base import Backbone
 from empathygraph.config import Config
 from empathygraph.context import MediaRenderer, RunContext
 from empathygraph.errors import InputError
-from empathygraph.graphs.merg import build_graph
+from empathygraph.graphs.merg import build_graph, keep_latest
 from empathygraph.state import HistoryEntry, TurnInput
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.toolbox import ToolBox
@@ -143,6 +143,8 @@ class Empathizer:
             # only at its last step, so the session always holds exactly the finished turns.
             durability="sync",
         )
+        if self.graph.checkpointer is not None:  # the turn finished: its steps' checkpoints may go
+            keep_latest(self.graph.checkpointer, session_id)
 
     def interrupted(self, session_id: str) -> TurnInput | None:
         """The session's turn that started but did not finish (killed, or a step failed); None if none.

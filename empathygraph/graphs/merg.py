@@ -41,7 +41,7 @@ from empathygraph.graphs.registry import AGENTS, STEPS
 from empathygraph.state import MergInput, MergOutput, MergState
 from empathygraph.trace import records
 
-__all__ = ["AGENTS", "build_graph", "open_checkpointer", "session_serializer"]
+__all__ = ["AGENTS", "build_graph", "keep_latest", "open_checkpointer", "session_serializer"]
 
 
 def session_serializer(types: Sequence[type] = ()) -> JsonPlusSerializer:
@@ -84,6 +84,29 @@ def open_checkpointer(config: Config, types: Sequence[type] = ()) -> BaseCheckpo
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     return SqliteSaver(connect_sessions(path), serde=session_serializer(types))
+
+
+def keep_latest(checkpointer: BaseCheckpointSaver, session_id: str) -> None:
+    """Drop a session's checkpoints older than its latest one, once a turn has finished.
+
+    A checkpoint after every step makes a turn resumable, and each holds the whole state;
+    kept forever they would grow a session that runs for days by a dozen full copies of its
+    history a turn (and keep every intermediate prompt). The latest holds all a session needs.
+    A store that cannot prune (the in-memory one) keeps everything.
+    """
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    if isinstance(checkpointer, SqliteSaver):
+        latest = "(SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '')"
+        with checkpointer.cursor() as cursor:
+            for table in ("writes", "checkpoints"):
+                cursor.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = '' "
+                               f"AND checkpoint_id < {latest}", (session_id, session_id))
+        return
+    try:
+        checkpointer.prune([session_id], strategy="keep_latest")
+    except NotImplementedError:
+        pass
 
 
 def _with_fields(base: type, fields: Mapping[str, Any]) -> type:

@@ -73,3 +73,30 @@ def test_an_atomic_write_leaves_the_old_file_when_it_fails(tmp_path: Path):
     assert path.read_text() == "old" and not partial_path(path).exists()
     append_text(path, "+new")
     assert path.read_text() == "old+new" and is_partial(partial_path(path)) and not is_partial(path)
+
+
+def test_a_finished_turn_leaves_one_checkpoint_and_a_cut_one_keeps_its_steps(tmp_path: Path):
+    import sqlite3
+
+    db = tmp_path / "sessions.sqlite"
+    model = scripted()
+    empathizer = make_empathizer(model, test_config(sessions={"db": str(db)}))
+
+    def rows() -> int:
+        with sqlite3.connect(db) as connection:
+            return connection.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = 's'").fetchone()[0]
+
+    for text in ("My dog died.", "I miss him.", "He was twelve."):
+        empathizer.respond(text, session_id="s")
+        assert rows() == 1  # a session that runs for days does not keep a dozen states a turn
+
+    def unloaded(messages, schema):
+        raise ValueError("model unloaded")
+
+    model.script["ResponseDraft"] = unloaded
+    with pytest.raises(BackendError):
+        empathizer.respond("I keep his collar by the door.", session_id="s")
+    assert rows() > 1 and empathizer.interrupted("s") is not None  # its finished steps stay for the resume
+    model.script["ResponseDraft"] = {"reply": "That collar holds so much of him."}
+    empathizer.resume("s")
+    assert rows() == 1 and len(empathizer.history("s")) == 4
