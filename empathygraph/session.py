@@ -141,7 +141,8 @@ class Empathizer:
             # A checkpoint after every step: a turn cut short (a crash, a failed step) is kept
             # up to its last finished step and resumes from there; ``history`` gains the turn
             # only at its last step, so the session always holds exactly the finished turns.
-            durability="sync",
+            # ``sessions.checkpoints: turn`` saves only when the turn ends or fails (a kill loses it).
+            durability="sync" if self.config.sessions.checkpoints == "step" else "exit",
         )
         if self.graph.checkpointer is not None:  # the turn finished: its steps' checkpoints may go
             keep_latest(self.graph.checkpointer, session_id)

@@ -113,16 +113,19 @@ def _arm(stage: str, out: Path) -> dict[str, Any]:
     return script
 
 
-def run_child(stage: str, db: Path, out: Path) -> None:
-    """The child process: a three-turn chat that dies in turn 3 at ``stage``."""
+def run_child(stage: str, db: Path, out: Path, overrides: dict[str, Any] | None = None) -> None:
+    """The child process: a three-turn chat that dies in turn 3 at ``stage`` (``overrides``: config sections)."""
     from empathygraph import Empathizer
     from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
     from tests.conftest import test_config
 
     script = _arm(stage, out)
     crashing = script.pop("_crashing")
-    config = test_config(sessions={"db": str(db)},
-                         generators={"speech": "espeak", "avatar": "procedural", "size": 128, "fps": 8})
+    sections = {"sessions": {"db": str(db)},
+                "generators": {"speech": "espeak", "avatar": "procedural", "size": 128, "fps": 8}}
+    for name, values in (overrides or {}).items():
+        sections[name] = {**sections.get(name, {}), **values}
+    config = test_config(**sections)
     empathizer = Empathizer(config, backbone=wrap_chat_model(ScriptedChatModel(script=script)))
     for index, text in enumerate(MESSAGES, start=1):
         crashing["turn"] = index == 3
@@ -199,10 +202,12 @@ def inspect(stage: str, exit_code: int, db: Path, out: Path) -> Survivors:
     return found
 
 
-def crash(stage: str, db: Path, out: Path, timeout_s: float = 240) -> Survivors:
+def crash(stage: str, db: Path, out: Path, timeout_s: float = 240,
+          config_overrides: dict[str, Any] | None = None) -> Survivors:
     """Run the child to its kill at ``stage`` and inspect what survived."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.run([sys.executable, "-m", "tests.reliability.crash", stage, str(db), str(out)],
+    overrides = json.dumps(config_overrides or {})
+    child = subprocess.run([sys.executable, "-m", "tests.reliability.crash", stage, str(db), str(out), overrides],
                            cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout_s)
     if child.returncode != -signal.SIGKILL:
         raise RuntimeError(f"the child was not killed at {stage} (exit {child.returncode}): {child.stderr[-2000:]}")
@@ -210,4 +215,4 @@ def crash(stage: str, db: Path, out: Path, timeout_s: float = 240) -> Survivors:
 
 
 if __name__ == "__main__":
-    run_child(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]))
+    run_child(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), json.loads(sys.argv[4]) if len(sys.argv) > 4 else None)

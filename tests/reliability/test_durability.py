@@ -100,3 +100,20 @@ def test_a_finished_turn_leaves_one_checkpoint_and_a_cut_one_keeps_its_steps(tmp
     model.script["ResponseDraft"] = {"reply": "That collar holds so much of him."}
     empathizer.resume("s")
     assert rows() == 1 and len(empathizer.history("s")) == 4
+
+
+def test_with_checkpoints_per_turn_a_failed_turn_still_resumes_and_a_killed_one_is_lost(tmp_path: Path):
+    model = scripted()
+    empathizer = make_empathizer(model, test_config(sessions={"checkpoints": "turn"}))
+    empathizer.respond("My dog died.", session_id="s")
+
+    def unloaded(messages, schema):
+        raise ValueError("model unloaded")
+
+    model.script["ResponseDraft"] = unloaded
+    with pytest.raises(BackendError):
+        empathizer.respond("I miss him.", session_id="s")
+    assert empathizer.interrupted("s").text == "I miss him."  # saved as it failed
+    db = tmp_path / "sessions.sqlite"
+    found = crash.crash("response", db, tmp_path / "chat", config_overrides={"sessions": {"checkpoints": "turn"}})
+    assert found.finished_turns == crash.MESSAGES[:2] and found.interrupted is None  # a kill saves nothing
