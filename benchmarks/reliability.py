@@ -30,14 +30,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from empathygraph import Empathizer  # noqa: E402
-from empathygraph.backbones import RetryPolicy, wrap_chat_model  # noqa: E402
-from empathygraph.backbones.faults import FaultPlan, with_faults  # noqa: E402
-from empathygraph.config import load_config  # noqa: E402
-from empathygraph.errors import EmpathyGraphError  # noqa: E402
-from empathygraph.trace.events import TurnFinished  # noqa: E402
-from tests.conftest import scripted  # noqa: E402
-from tests.reliability import crash, hostile, many_sessions  # noqa: E402
+from empathygraph import Empathizer
+from empathygraph.backbones import RetryPolicy, wrap_chat_model
+from empathygraph.backbones.faults import FaultPlan, with_faults
+from empathygraph.config import load_config
+from empathygraph.errors import EmpathyGraphError
+from empathygraph.trace.events import TurnFinished
+from tests.conftest import scripted
+from tests.reliability import crash, hostile, many_sessions
 
 MESSAGES = [
     "My mom passed away last month. I keep picking up the phone to call her every Sunday.",

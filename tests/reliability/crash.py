@@ -208,7 +208,7 @@ def crash(stage: str, db: Path, out: Path, timeout_s: float = 240,
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     overrides = json.dumps(config_overrides or {})
     child = subprocess.run([sys.executable, "-m", "tests.reliability.crash", stage, str(db), str(out), overrides],
-                           cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout_s)
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout_s, check=False)
     if child.returncode != -signal.SIGKILL:
         raise RuntimeError(f"the child was not killed at {stage} (exit {child.returncode}): {child.stderr[-2000:]}")
     return inspect(stage, child.returncode, db, out)
