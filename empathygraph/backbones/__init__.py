@@ -14,6 +14,7 @@ __all__ = ["Backbone", "RetryPolicy", "ScriptedChatModel", "json_schema_format",
 
 def make_backbone(config: BackboneConfig) -> Backbone:
     """The backbone a configuration names (the embedded model loads lazily)."""
+    retry = RetryPolicy(config.retries, config.retry_backoff_s)
     if config.kind == "openai":
         from empathygraph.backbones.openai_server import make_openai_chat_model, request_extras
         from empathygraph.backbones.yes_no import ServerYesNoReader
@@ -25,8 +26,8 @@ def make_backbone(config: BackboneConfig) -> Backbone:
             extra_body=request_extras(config),
             schema_format="json_object" if config.structured_output == "json_object" else "json_schema",
             yes_no=ServerYesNoReader(config.base_url or "", config.model, config.api_key, config.timeout_s,
-                                     extra_body=request_extras(config)),
-            retry=RetryPolicy(config.retries, config.retry_backoff_s),
+                                     extra_body=request_extras(config), retry=retry),
+            retry=retry,
         )
     from empathygraph.backbones.embedded import ChatLlamaCpp
     from empathygraph.backbones.model_files import resolve_model_path
@@ -50,7 +51,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         constraint="none" if config.structured_output == "none" else "response_format",
         scorer=model.score_continuations,
         yes_no=reader_from_scorer(model.score_continuations),
-        retry=RetryPolicy(config.retries, config.retry_backoff_s),
+        retry=retry,
     )
 
 

@@ -8,7 +8,9 @@ way the caller sees one typed ``BackendError`` naming the backbone and the last 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 from langchain_core.messages import BaseMessage
@@ -18,6 +20,7 @@ from empathygraph.errors import BackendError
 
 # HTTP answers worth asking again: timeout, too many requests, server errors.
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,8 @@ def is_transient(exc: BaseException) -> bool:
     while seen is not None:
         if isinstance(seen, TimeoutError | ConnectionError | httpx.TransportError):
             return True
-        if getattr(seen, "status_code", None) in RETRY_STATUS:
+        status = getattr(seen, "status_code", None) or getattr(getattr(seen, "response", None), "status_code", None)
+        if status in RETRY_STATUS:  # openai's status errors carry it, httpx's on their response
             return True
         if type(seen).__name__ in ("APIConnectionError", "APITimeoutError"):  # openai's, without importing it
             return True
@@ -47,16 +51,15 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
-def invoke_with_retries(runnable: Runnable, messages: list[BaseMessage], *, name: str,
-                        policy: RetryPolicy) -> BaseMessage:
-    """``runnable.invoke(messages)``, retried on transient failures.
+def call_with_retries(call: Callable[[], T], *, name: str, policy: RetryPolicy) -> T:
+    """``call()``, retried on transient failures.
 
     Raises:
         BackendError: naming the backbone, the failure and how many tries were made.
     """
     for attempt in range(policy.retries + 1):
         try:
-            return runnable.invoke(messages)
+            return call()
         except BackendError:
             raise
         except Exception as exc:  # any client error: the backbone is unusable, for now or for good
@@ -66,3 +69,9 @@ def invoke_with_retries(runnable: Runnable, messages: list[BaseMessage], *, name
                 raise BackendError(f"LLM backbone {name} failed{tries}: {type(exc).__name__}: {exc}") from exc
             time.sleep(policy.backoff_s * 2**attempt)
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def invoke_with_retries(runnable: Runnable, messages: list[BaseMessage], *, name: str,
+                        policy: RetryPolicy) -> BaseMessage:
+    """``runnable.invoke(messages)``, retried on transient failures (``call_with_retries``)."""
+    return call_with_retries(lambda: runnable.invoke(messages), name=name, policy=policy)

@@ -18,6 +18,7 @@ import httpx
 from langchain_core.messages import BaseMessage
 
 from empathygraph.backbones.base import ContinuationScorer
+from empathygraph.backbones.retry import RetryPolicy, call_with_retries
 from empathygraph.errors import BackendError
 
 ReadMethod = Literal["scored", "logprobs", "constrained"]
@@ -78,24 +79,48 @@ class ServerYesNoReader:
         timeout_s: per request.
         extra_body: request fields beyond OpenAI's (e.g. the thinking switch).
         client: an ``httpx.Client`` (tests pass one with a mock transport).
+        retry: how a dropped connection, timeout or 5xx is asked again (default: not at all).
     """
 
     def __init__(self, base_url: str, model: str, api_key: str = "EMPTY", timeout_s: float = 30.0,
-                 extra_body: dict[str, Any] | None = None, client: httpx.Client | None = None) -> None:
+                 extra_body: dict[str, Any] | None = None, client: httpx.Client | None = None,
+                 retry: RetryPolicy | None = None) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model, self.extra_body = model, dict(extra_body or {})
         self.client = client or httpx.Client(timeout=timeout_s, headers={"Authorization": f"Bearer {api_key}"})
+        self.retry = retry or RetryPolicy(retries=0)
         self.logprobs_unsupported = False
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        try:
+        """The server's answer; a dropped connection, timeout or 5xx is asked again (``retry``).
+
+        Raises:
+            BackendError: the server failed after its retries, or answered with something that is not a JSON object.
+        """
+        def once() -> Any:
             response = self.client.post(self.url, json={"model": self.model, **self.extra_body, **body})
             response.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise BackendError(f"LLM server at {self.url} failed a yes/no read ({type(exc).__name__}: {exc})") from None
-        return response.json()
+            return response.json()
+
+        answer = call_with_retries(once, name=f"{self.url} (a yes/no read)", policy=self.retry)
+        if not isinstance(answer, dict):
+            raise BackendError(f"LLM server at {self.url} answered a yes/no read with {type(answer).__name__}, "
+                               "not a JSON object")
+        return answer
 
     def __call__(self, messages: list[BaseMessage]) -> YesNoReading:
+        """P(yes) for ``messages``.
+
+        Raises:
+            BackendError: the server failed, or its answer does not have the shape of a chat completion.
+        """
+        try:
+            return self._read(messages)
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError, ArithmeticError) as exc:  # a body of the wrong shape
+            raise BackendError(f"LLM server at {self.url} gave an unreadable yes/no answer: "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+    def _read(self, messages: list[BaseMessage]) -> YesNoReading:
         started = time.perf_counter()
         chat = _as_openai(messages)
         if not self.logprobs_unsupported:

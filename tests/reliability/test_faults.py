@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+import httpx
 import pytest
 from langchain_core.messages import HumanMessage
 
@@ -14,6 +15,7 @@ from empathygraph.backbones import make_backbone, wrap_chat_model
 from empathygraph.backbones.config import BackboneConfig
 from empathygraph.backbones.faults import FAULTS, FaultPlan, FaultyChatModel, InjectedFault, with_faults
 from empathygraph.backbones.retry import RetryPolicy, is_transient
+from empathygraph.backbones.yes_no import ServerYesNoReader
 from empathygraph.errors import BackendError
 from tests.conftest import scripted
 from tests.reliability.fake_server import FakeServer
@@ -92,3 +94,63 @@ def test_the_server_backbone_reconnects_after_the_server_restarts():
         assert ask(backbone, ASK, ResponseDraft).parsed is not None
     finally:
         server.stop()
+
+
+LOGPROBS = {"choices": [{"logprobs": {"content": [{"token": "no", "top_logprobs": [
+    {"token": "yes", "logprob": -2.0}, {"token": "no", "logprob": -0.2}]}]}}], "usage": {"prompt_tokens": 9}}
+
+
+def yes_no_server(*answers: httpx.Response | Exception, retries: int = 2) -> tuple[ServerYesNoReader, list[int]]:
+    """A yes/no reader whose server gives ``answers`` in turn (the last one from then on)."""
+    asked: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(1)
+        answer = answers[min(len(asked), len(answers)) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    reader = ServerYesNoReader("http://llm.test/v1", "m", client=client, retry=RetryPolicy(retries, backoff_s=0.0))
+    return reader, asked
+
+
+@pytest.mark.parametrize("fault", [httpx.Response(503), httpx.ConnectError("connection refused"),
+                                   httpx.ReadTimeout("timed out")])
+def test_a_yes_no_read_is_retried_through_a_restart_like_a_chat_call(fault):
+    reader, asked = yes_no_server(fault, httpx.Response(200, json=LOGPROBS))
+    reading = reader(ASK)
+    assert len(asked) == 2 and reading.method == "logprobs" and abs(reading.p_yes - 0.1419) < 1e-3
+
+
+@pytest.mark.parametrize(("answer", "problem"), [
+    (httpx.Response(200, text="<html>502 Bad Gateway</html>"), "failed: JSONDecodeError"),
+    (httpx.Response(200, json=["yes"]), "with list, not a JSON object"),
+    (httpx.Response(200, json={"choices": ["yes"]}), "unreadable yes/no answer: AttributeError"),
+    (httpx.Response(200, json={"choices": [{"logprobs": {"content": [{"top_logprobs": [
+        {"token": "yes", "logprob": "high"}]}]}}]}), "unreadable yes/no answer: ValueError"),
+    (httpx.Response(400, json={"error": "bad request"}), "failed: HTTPStatusError"),
+    (httpx.Response(503), "after 3 tries: HTTPStatusError"),
+])
+def test_a_yes_no_read_that_stays_broken_is_one_backend_error_naming_the_server(answer, problem):
+    reader, asked = yes_no_server(answer)
+    with pytest.raises(BackendError, match=problem) as failed:
+        reader(ASK)
+    assert "http://llm.test/v1/chat/completions" in str(failed.value)
+    assert len(asked) == (3 if answer.status_code == 503 else 1)  # only a transient failure is asked again
+
+
+def test_a_turn_whose_yes_no_read_fails_still_answers_and_says_why():
+    from empathygraph.session import Empathizer
+    from tests.conftest import test_config
+    from tests.safety.test_risk_route import ScreeningToolBox
+
+    reader, _ = yes_no_server(httpx.Response(200, text="<html>upstream gone</html>"))
+    backbone = wrap_chat_model(scripted())
+    backbone.yes_no = reader
+    config = test_config(safety={"classifier": True})
+    empathizer = Empathizer(config, backbone=backbone, toolbox=ScreeningToolBox(config.perception))
+    result = empathizer.respond("I feel uneasy about tonight.")  # unsure: the LLM's reading is asked for
+    assert result.reply and any("LLM reading failed" in note and "JSONDecodeError" in note
+                                for note in result.last("assess_risk").notes)
