@@ -62,6 +62,8 @@ def load_audio(path: Path, *, max_seconds: float, max_mb: float, min_rms_db: flo
             if not container.streams.audio:
                 raise InputError("has no audio stream", path)
             stream = container.streams.audio[0]
+            if stream.codec_context is None:  # a container cut before the stream's sample description
+                raise InputError("audio stream has no codec description (corrupt or truncated?)", path)
             # Limits from the header, before a sample is decoded.
             if not MIN_RATE <= (stream.rate or 0) <= MAX_RATE:
                 raise InputError(f"audio declares {stream.rate} samples a second (expected {MIN_RATE}..{MAX_RATE})", path)

@@ -85,8 +85,11 @@ def sample_video(path: Path, *, fps: float, max_frames: int, max_seconds: float,
             if not container.streams.video:
                 raise InputError("has no video stream", path)
             stream = container.streams.video[0]
+            codec = stream.codec_context
+            if codec is None:  # a moov cut before the stream's sample description
+                raise InputError("video stream has no codec description (corrupt or truncated?)", path)
             stream.thread_type = "AUTO"
-            check_pixels(path, stream.codec_context.width, stream.codec_context.height, max_pixels, "video")
+            check_pixels(path, codec.width, codec.height, max_pixels, "video")
             duration = container.duration / 1e6 if container.duration else None
             if duration is not None and duration > max_seconds:
                 raise InputError(f"video is {duration:.0f} s long, over the {max_seconds:.0f} s limit", path)

@@ -12,6 +12,7 @@ file, a case that takes longer than ``HANG_S``). The unit tests run a slice; the
 
 from __future__ import annotations
 
+import faulthandler
 import functools
 import io
 import struct
@@ -32,7 +33,8 @@ from hypothesis import strategies as st
 Kind = Literal["audio", "image", "video", "scenario", "text"]
 KINDS: tuple[Kind, ...] = ("audio", "image", "video", "scenario", "text")
 Outcome = Literal["accepted", "refused", "untyped", "unnamed", "hang"]
-HANG_S = 10.0
+HANG_S = 10.0  # a case slower than this counts as a hang
+STUCK_S = 120.0  # one that has not returned by then ends the fuzz run
 
 
 @dataclass(frozen=True)
@@ -99,28 +101,48 @@ def video_bytes() -> bytes:
         return path.read_bytes()
 
 
+@functools.cache
+def transcoded(kind: Literal["audio", "video"], suffix: str, *codec: str) -> bytes:
+    """The audio seed (0.5 s) or the video seed re-encoded by FFmpeg into ``suffix``'s container."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / ("seed.wav" if kind == "audio" else "seed.mp4")
+        source.write_bytes(wav_bytes(seconds=0.5) if kind == "audio" else video_bytes())
+        out = Path(folder) / f"out{suffix}"
+        subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(source), *codec, str(out)],
+                       check=True, capture_output=True)
+        return out.read_bytes()
+
+
+def aac_bytes() -> bytes:
+    return transcoded("audio", ".m4a", "-c:a", "aac")
+
+
 # --- mutations -------------------------------------------------------------------------------
 
 def patch(data: bytes, offset: int, packed: bytes) -> bytes:
     return data[:offset] + packed + data[offset + len(packed):] if 0 <= offset <= len(data) - len(packed) else data
 
 
-def huge_png(data: bytes) -> bytes:
-    """The PNG with its IHDR claiming 50000x50000 (and a CRC that matches, as a forger would write)."""
-    header = data[12:16] + struct.pack(">II", 50_000, 50_000) + data[24:29]
+def png_claiming(data: bytes, width: int, height: int) -> bytes:
+    """The PNG with its IHDR claiming ``width`` x ``height`` (and a CRC that matches, as a forger would write)."""
+    header = data[12:16] + struct.pack(">II", width, height) + data[24:29]
     return data[:12] + header + struct.pack(">I", zlib.crc32(header)) + data[33:]
 
 
-def huge_jpeg(data: bytes) -> bytes:
+def jpeg_claiming(data: bytes, width: int, height: int) -> bytes:
     at = data.find(b"\xff\xc0")
-    return patch(data, at + 5, struct.pack(">HH", 50_000, 50_000)) if at >= 0 else data
+    return patch(data, at + 5, struct.pack(">HH", height, width)) if at >= 0 else data
 
 
-def huge_mp4(data: bytes) -> bytes:
+def mp4_claiming(data: bytes, width: int, height: int) -> bytes:
     at = data.find(b"avc1")  # the visual sample entry: width and height 24 bytes after its type
-    data = patch(data, at + 28, struct.pack(">HH", 50_000, 50_000)) if at >= 0 else data
+    data = patch(data, at + 28, struct.pack(">HH", width, height)) if at >= 0 else data
     at = data.find(b"tkhd")  # the track header's 16.16 width and height close it
-    return patch(data, at + 4 + 76, struct.pack(">II", 50_000 << 16, 50_000 << 16)) if at >= 0 else data
+    return patch(data, at + 4 + 76, struct.pack(">II", width << 16, height << 16)) if at >= 0 else data
 
 
 def long_flac(hours: float = 3.0, rate: int = 16_000) -> bytes:
@@ -181,18 +203,35 @@ AUDIO_SEEDS: dict[str, Seed] = {
     "pcm": lambda draw: (wav_bytes(), "16 kHz PCM"),
     "nan": lambda draw: (wav_bytes(float_nan=True), "float WAV with NaN and infinity"),
     "stereo": lambda draw: (wav_bytes(rate=44_100, channels=2, seconds=0.5), "44.1 kHz stereo"),
+    "aac": lambda draw: (aac_bytes(), "AAC in MP4"),
+    "vorbis": lambda draw: (transcoded("audio", ".ogg", "-c:a", "libvorbis"), "Vorbis in Ogg"),
+    "mp3": lambda draw: (transcoded("audio", ".mp3", "-c:a", "libmp3lame"), "MP3"),
     "header": _header_wav,
     "long": lambda draw: (long_flac(draw(st.sampled_from([0.05, 3.0, 1000.0]))), "FLAC header claiming hours"),
 }
+# Declared sizes a header may lie with: a 50k square, nothing, one empty side, a 65k-wide strip.
+CLAIMED = st.sampled_from([(50_000, 50_000), (0, 0), (0, 48), (65_535, 1)])
+
+
+def _claiming(forge: Callable[[bytes, int, int], bytes], seed: Callable[[], bytes], what: str) -> Seed:
+    def draw_one(draw: st.DrawFn) -> tuple[bytes, str]:
+        width, height = draw(CLAIMED)
+        return forge(seed(), width, height), f"{what} header claims {width}x{height}"
+    return draw_one
+
+
 IMAGE_SEEDS: dict[str, Seed] = {
     "png": lambda draw: (image_bytes(".png"), "png"),
     "jpg": lambda draw: (image_bytes(".jpg"), "jpg"),
-    "huge_png": lambda draw: (huge_png(image_bytes(".png")), "PNG header claims 50000x50000"),
-    "huge_jpg": lambda draw: (huge_jpeg(image_bytes(".jpg")), "JPEG header claims 50000x50000"),
+    "claimed_png": _claiming(png_claiming, lambda: image_bytes(".png"), "PNG"),
+    "claimed_jpg": _claiming(jpeg_claiming, lambda: image_bytes(".jpg"), "JPEG"),
 }
 VIDEO_SEEDS: dict[str, Seed] = {
     "mp4": lambda draw: (video_bytes(), "H.264 MP4"),
-    "huge": lambda draw: (huge_mp4(video_bytes()), "MP4 container claims 50000x50000"),
+    "mkv": lambda draw: (transcoded("video", ".mkv", "-c", "copy"), "H.264 in Matroska"),
+    "webm": lambda draw: (transcoded("video", ".webm", "-c:v", "libvpx"), "VP8 WebM"),
+    "avi": lambda draw: (transcoded("video", ".avi", "-c:v", "mjpeg"), "Motion JPEG AVI"),
+    "claimed": _claiming(mp4_claiming, video_bytes, "MP4 container"),
 }
 
 
@@ -342,14 +381,19 @@ def run_case(case: Case, folder: Path) -> Result:
     except EmpathyGraphError as exc:
         detail = str(exc)[:300]
         outcome = "refused" if names_the_problem(case, str(exc), folder) else "unnamed"
-    except Exception as exc:  # what the fuzz run counts: an error a user cannot act on
+    except Exception as exc:  # noqa: BLE001 - what the fuzz run counts: an error a user cannot act on
         detail, outcome = f"{type(exc).__name__}: {str(exc)[:300]}", "untyped"
     seconds = time.perf_counter() - started
     return Result(case, "hang" if seconds > HANG_S else outcome, detail, seconds)
 
 
 def fuzz(kind: Kind, count: int, folder: Path, random_seed: int = 0) -> list[Result]:
-    """Generate about ``count`` cases of ``kind`` and run each; every result, in order."""
+    """Generate about ``count`` cases of ``kind`` and run each; every result, in order.
+
+    A case that never returns (stuck in a decoder, where no Python timer can reach it) would
+    block the run and go uncounted; a watchdog ends the process after ``STUCK_S`` with every
+    thread's traceback instead, so a run that finishes has seen every case end.
+    """
     results: list[Result] = []
 
     @seed(random_seed)
@@ -357,7 +401,11 @@ def fuzz(kind: Kind, count: int, folder: Path, random_seed: int = 0) -> list[Res
               suppress_health_check=list(HealthCheck))
     @given(STRATEGIES[kind])
     def one(case: Case) -> None:
-        results.append(run_case(case, folder))
+        faulthandler.dump_traceback_later(STUCK_S, exit=True)
+        try:
+            results.append(run_case(case, folder))
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
     one()
     return results

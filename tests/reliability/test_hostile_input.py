@@ -43,27 +43,50 @@ def load_image(path: Path) -> media_io.Frame:
     return media_io.load_image(path, max_pixels=4096 * 4096, max_mb=200)
 
 
-def test_a_50000_pixel_square_header_is_refused_before_decoding(tmp_path: Path):
-    for suffix, forge in ((".png", hostile.huge_png), (".jpg", hostile.huge_jpeg)):
+@pytest.mark.parametrize(("width", "height", "problem"), [
+    (50_000, 50_000, r"(50000×50000|over \d+ pixels), over the 16777216 pixel limit"),
+    (0, 0, "cannot decode image .*cannot identify image file"),  # Pillow refuses an empty size itself
+    (48, 0, "cannot decode image .*cannot identify image file"),
+])
+def test_an_image_header_claiming_a_huge_or_empty_size_is_refused_before_decoding(width, height, problem,
+                                                                                 tmp_path: Path):
+    for suffix, forge in ((".png", hostile.png_claiming), (".jpg", hostile.jpeg_claiming)):
         path = tmp_path / f"face{suffix}"
-        path.write_bytes(forge(hostile.image_bytes(suffix)))
+        path.write_bytes(forge(hostile.image_bytes(suffix), width, height))
         started = time.perf_counter()
-        with pytest.raises(InputError, match=r"(50000×50000|over \d+ pixels), over the 16777216 pixel limit") as refused:
+        with pytest.raises(InputError, match=problem) as refused:
             load_image(path)
         assert refused.value.path == str(path) and time.perf_counter() - started < 1.0
 
 
 def test_a_video_is_refused_by_its_stream_header_before_a_frame_is_decoded(tmp_path: Path):
-    # The container's own size fields lie freely (``huge_mp4``); FFmpeg takes the frame size from
+    # The container's own size fields lie freely (``mp4_claiming``); FFmpeg takes the frame size from
     # the codec's header, and that is what is checked before decoding.
     path = tmp_path / "face.mp4"
     path.write_bytes(hostile.video_bytes())  # 32x32
     with pytest.raises(InputError, match="video is 32×32, over the 1000 pixel limit") as refused:
         media_io.sample_video(path, fps=4, max_frames=8, max_seconds=60, max_mb=10, max_pixels=1000)
     assert refused.value.path == str(path)
-    path.write_bytes(hostile.huge_mp4(hostile.video_bytes()))
+    path.write_bytes(hostile.mp4_claiming(hostile.video_bytes(), 50_000, 50_000))
     frames = media_io.sample_video(path, fps=4, max_frames=8, max_seconds=60, max_mb=10, max_pixels=4096 * 4096)
     assert frames[0].image.shape == (32, 32, 3)  # decoded at the codec's size, not the container's claim
+
+
+@pytest.mark.parametrize(("name", "problem"), [("face.mp4", "video stream has no codec description"),
+                                              ("voice.m4a", "audio stream has no codec description")])
+def test_a_file_cut_inside_its_stream_description_is_refused_by_name(name, problem, tmp_path: Path):
+    # Found by the fuzz: the cut leaves a stream without a codec context, whose size or rate the
+    # checks before decoding then read from nothing (an AttributeError, not a refusal).
+    path = tmp_path / name
+    data = hostile.video_bytes() if name.endswith(".mp4") else hostile.aac_bytes()
+    path.write_bytes(data[:data.find(b"hdlr") + 16])  # the handler names the stream's kind, and the file ends
+    with pytest.raises(InputError, match=problem) as refused:
+        load_video(path) if name.endswith(".mp4") else load_audio(path)
+    assert refused.value.path == str(path)
+
+
+def load_video(path: Path) -> list[media_io.Frame]:
+    return media_io.sample_video(path, fps=4, max_frames=8, max_seconds=60, max_mb=10)
 
 
 def load_audio(path: Path) -> audio_io.Audio:
