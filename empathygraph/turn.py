@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.files import write_text
-from empathygraph.paths import default_home
 from empathygraph.graphs.registry import STEPS, view, writers
+from empathygraph.paths import default_home
 from empathygraph.schemas import (
     Critique,
     EmotionAnalysis,

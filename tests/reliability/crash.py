@@ -176,7 +176,7 @@ def _problem(path: Path) -> str:
             from empathygraph.trace.store import read_trace
 
             return "; ".join(read_trace(path)[1])
-    except Exception as exc:  # what a reader of a half-written file meets
+    except Exception as exc:  # noqa: BLE001 - what a reader of a half-written file meets
         return f"{type(exc).__name__}: {exc}"
     return ""
 

@@ -14,6 +14,11 @@ from tests.reliability import crash
 pytestmark = pytest.mark.timeout(300)
 
 
+def unloaded(messages, schema):
+    """A scripted answer that fails as a backend whose model went away."""
+    raise ValueError("model unloaded")
+
+
 @pytest.mark.parametrize("stage", crash.STAGES)
 def test_a_turn_killed_at_any_stage_keeps_every_finished_turn_and_no_half_written_file(stage, tmp_path: Path):
     db, out = tmp_path / "sessions.sqlite", tmp_path / "chat"
@@ -40,9 +45,6 @@ def test_a_failed_turn_is_resumable_and_a_new_message_replaces_it():
     model = scripted()
     empathizer = make_empathizer(model)
     empathizer.respond("My dog died.", session_id="s")
-
-    def unloaded(messages, schema):
-        raise ValueError("model unloaded")
 
     model.script["ResponseDraft"] = unloaded
     with pytest.raises(BackendError):
@@ -90,9 +92,6 @@ def test_a_finished_turn_leaves_one_checkpoint_and_a_cut_one_keeps_its_steps(tmp
         empathizer.respond(text, session_id="s")
         assert rows() == 1  # a session that runs for days does not keep a dozen states a turn
 
-    def unloaded(messages, schema):
-        raise ValueError("model unloaded")
-
     model.script["ResponseDraft"] = unloaded
     with pytest.raises(BackendError):
         empathizer.respond("I keep his collar by the door.", session_id="s")
@@ -106,9 +105,6 @@ def test_with_checkpoints_per_turn_a_failed_turn_still_resumes_and_a_killed_one_
     model = scripted()
     empathizer = make_empathizer(model, test_config(sessions={"checkpoints": "turn"}))
     empathizer.respond("My dog died.", session_id="s")
-
-    def unloaded(messages, schema):
-        raise ValueError("model unloaded")
 
     model.script["ResponseDraft"] = unloaded
     with pytest.raises(BackendError):
