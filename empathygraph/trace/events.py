@@ -104,21 +104,34 @@ class ReplyWatcher:
         # Steps whose LLM answer carries the reply text, and the JSON fields that hold it, in reply order.
         self.fields = reply_fields() if fields is None else fields
         self._raw: dict[str, str] = {}
+        self._call: dict[str, str | None] = {}
         self._shown: dict[str, str] = {}
 
     def restart(self, node: str) -> None:
         """Forget what a node wrote (it is about to answer again)."""
         self._raw.pop(node, None)
+        self._call.pop(node, None)
         self._shown.pop(node, None)
 
-    def feed(self, node: str, token: str) -> str:
-        """Take one token of ``node``'s answer; return the reply text it added."""
+    def feed(self, node: str, token: str, call: str | None = None) -> str:
+        """Take one token of ``node``'s answer; return the reply text it added.
+
+        ``call`` names the LLM call the token belongs to: a node that asks again (a retry after a
+        cut stream, a repair) starts a new answer, not a continuation of the broken one. What was
+        shown stays shown; an answer that is not JSON yet, or never will be, adds nothing.
+        """
         keys = self.fields.get(node)
         if keys is None or not token:
             return ""
+        if call != self._call.get(node, call):
+            self._raw.pop(node, None)
+        self._call[node] = call
         raw = self._raw.get(node, "") + token
         self._raw[node] = raw
-        parsed = parse_partial_json(raw) if "{" in raw else None
+        try:
+            parsed = parse_partial_json(raw) if "{" in raw else None
+        except ValueError:  # malformed beyond completing (a broken key, a stray brace)
+            return ""
         if not isinstance(parsed, dict):
             return ""
         text = " ".join(value for key in keys if isinstance(value := parsed.get(key), str) and value)
@@ -159,7 +172,7 @@ def turn_events(stream: Iterable[tuple[str, Any]], finish: Callable[[], TurnResu
         elif mode == "messages":
             chunk, meta = data
             node = meta.get("langgraph_node", "")
-            text = replies.feed(node, chunk.content if isinstance(chunk.content, str) else "")
+            text = replies.feed(node, chunk.content if isinstance(chunk.content, str) else "", chunk.id)
             if text:
                 yield ReplyToken(text, node)
         elif mode == "custom":

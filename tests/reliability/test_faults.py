@@ -17,7 +17,7 @@ from empathygraph.backbones.faults import FAULTS, FaultPlan, FaultyChatModel, In
 from empathygraph.backbones.retry import RetryPolicy, is_transient
 from empathygraph.backbones.yes_no import ServerYesNoReader
 from empathygraph.errors import BackendError
-from tests.conftest import scripted
+from tests.conftest import DEFAULT_SCRIPT, scripted
 from tests.reliability.fake_server import FakeServer
 
 ASK = [HumanMessage(content="reply")]
@@ -154,3 +154,32 @@ def test_a_turn_whose_yes_no_read_fails_still_answers_and_says_why():
     result = empathizer.respond("I feel uneasy about tonight.")  # unsure: the LLM's reading is asked for
     assert result.reply and any("LLM reading failed" in note and "JSONDecodeError" in note
                                 for note in result.last("assess_risk").notes)
+
+
+def test_a_streamed_reply_cut_then_malformed_still_streams_the_reply_that_came_in_the_end():
+    # Found by the benchmark: the reply watcher glued the cut answer and the malformed retry into
+    # one text, and the partial-JSON parser raised JSONDecodeError out of the event stream.
+    from empathygraph.session import Empathizer
+    from empathygraph.trace.events import ReplyToken, TurnFinished
+    from tests.conftest import test_config
+
+    plan = FaultPlan(sequence=(None, None, "stream_cut", "malformed"))  # cause, strategy, then the reply twice
+    backbone = with_faults(wrap_chat_model(scripted()), plan)
+    backbone.retry = NO_WAIT
+    empathizer = Empathizer(test_config(), backbone=backbone)
+    events = list(empathizer.events("My dog died.", session_id="s"))
+    result = next(event.result for event in events if isinstance(event, TurnFinished))
+    streamed = "".join(event.text for event in events if isinstance(event, ReplyToken))
+    assert backbone.chat_model.log[:5] == [None, None, "stream_cut", "malformed", None]
+    assert result.last("response").attempts[0].error  # the malformed answer was repaired
+    assert streamed == result.reply == DEFAULT_SCRIPT["ResponseDraft"]["reply"]
+
+
+def test_the_reply_watcher_starts_over_when_a_node_asks_again_and_ignores_broken_json():
+    from empathygraph.trace.events import ReplyWatcher
+
+    watcher = ReplyWatcher({"response": ("reply",)})
+    shown = [watcher.feed("response", piece, "call-1") for piece in ('{"reply": "I am', ' so')]
+    shown += [watcher.feed("response", piece, "call-2") for piece in ('{reply": "x",,', '}')]  # malformed
+    shown += [watcher.feed("response", piece, "call-3") for piece in ('{"reply": "I am so', ' sorry."}')]
+    assert "".join(shown) == "I am so sorry."
