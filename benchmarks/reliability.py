@@ -53,11 +53,12 @@ FUZZ_SHARE = {"audio": 0.22, "image": 0.22, "video": 0.18, "scenario": 0.2, "tex
 HANG_S = 60.0  # a turn that takes longer than this under faults counts as a hang
 
 
-def fault_run(turns: int, rate: float, db: Path) -> dict[str, object]:
-    """Conversations of three turns through a backbone with ``rate`` faults; what became of each turn."""
+def fault_run(turns: int, rate: float, db: Path, seed: int = 17) -> dict[str, object]:
+    """Conversations of three turns through a backbone with ``rate`` faults (drawn from ``seed``);
+    what became of each turn."""
     config = load_config(None, [f"sessions.db={db}", "generators.speech=none", "generators.avatar=none",
                                 "perception.text_emotion=false", "agents.strategy_label=auto"])
-    backbone = with_faults(wrap_chat_model(scripted()), FaultPlan(rate=rate, seed=17, slow_s=0.5, timeout_s=1.0))
+    backbone = with_faults(wrap_chat_model(scripted()), FaultPlan(rate=rate, seed=seed, slow_s=0.5, timeout_s=1.0))
     backbone.retry = RetryPolicy(retries=config.backbone.retries, backoff_s=0.25)
     empathizer = Empathizer(config, backbone=backbone)
     outcomes: Counter[str] = Counter()
@@ -158,12 +159,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="30 fault turns, 150 fuzz cases, 2x2 sessions")
     parser.add_argument("--fault-rate", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=17, help="seeds the fault draws (the fuzz has its own)")
     args = parser.parse_args()
     turns, cases, (processes, sessions, session_turns) = (30, 150, (2, 2, 3)) if args.quick else (120, 560, (4, 4, 5))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        faults = fault_run(turns, args.fault_rate, folder / "faults.sqlite")
+        faults = fault_run(turns, args.fault_rate, folder / "faults.sqlite", args.seed)
         kills = kill_run(folder / "kills")
         fuzz = fuzz_run(cases, folder / "fuzz")
         many = many_sessions.run_many(folder / "many.sqlite", processes, sessions, session_turns)
@@ -180,7 +182,7 @@ def main() -> None:
         "concurrent_sessions": many.sessions,
         "cross_talk": len(many.cross_talk),
         "details": {
-            "faults": {**faults, "fault_rate": args.fault_rate},
+            "faults": {**faults, "fault_rate": args.fault_rate, "seed": args.seed},
             "kills": kills,
             "fuzz": fuzz,
             "many_sessions": {"processes": processes, "threads_per_process": sessions, "turns": many.turns,
