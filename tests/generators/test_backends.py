@@ -45,8 +45,8 @@ def test_a_registered_speech_backend_is_a_name_the_config_and_renderer_take(beep
 
 
 def test_an_unknown_backend_is_refused_naming_the_known_ones():
-    with pytest.raises(ConfigError, match=r"unknown speech backend 'kokoro' \(known: coqui, espeak, none, piper\)"):
-        load_config(overrides=["generators.speech=kokoro"])
+    with pytest.raises(ConfigError, match=r"unknown speech backend 'festival' \(known: coqui, espeak, kokoro, none, piper\)"):
+        load_config(overrides=["generators.speech=festival"])
     with pytest.raises(ConfigError, match="unknown avatar backend 'photo'"):
         load_config(overrides=["generators.avatar=photo"])
     assert {"procedural", "portrait", "liveportrait", "none"} <= set(AVATARS.names())

@@ -13,6 +13,7 @@ from empathygraph.eval.consistency import lipsync_r
 from empathygraph.generators import GeneratorsConfig, build_renderer
 from empathygraph.generators.audio import read_wav
 from empathygraph.generators.avatar.video import probe
+from tests.generators.conftest import median_f0
 
 STANDIN = Path(__file__).with_name("liveportrait_standin.py")
 
@@ -39,29 +40,20 @@ def test_speech_streams_the_first_sentence_before_the_rest(plan_for):
 
 
 def test_profiles_sound_different(plan_for):
-    """A child's voice sits far higher than a young man's: compare their median pitch.
+    """Piper's one voice, shifted: a child sits far higher than a young man; compare their median pitch.
 
     Pitch, not spectral centroid: Piper samples its prosody noise, so the spectrum of one
     short sentence varies run to run, while the profile's pitch shift dominates F0.
     """
-    from math import gcd
-
-    from scipy.signal import resample_poly
-
-    from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
-
     text = "I'm so glad you told me about your day at school."
-    renderer = build_renderer(GeneratorsConfig(avatar="none"))
+    renderer = build_renderer(GeneratorsConfig(speech="piper", avatar="none"))
 
-    def median_f0(profile):
+    def f0_of(profile):
         chunk = next(renderer.speak(plan_for(text, profile=profile)))
-        common = gcd(SAMPLE_RATE, chunk.sample_rate)
-        audio = resample_poly(chunk.audio, SAMPLE_RATE // common, chunk.sample_rate // common)
-        f0, _ = pitch_track(audio)
-        return float(np.median(f0[f0 > 0]))
+        return median_f0(chunk.audio, chunk.sample_rate)
 
-    child = median_f0({"age": "child", "gender": "female"})
-    man = median_f0({"age": "young", "gender": "male"})
+    child = f0_of({"age": "child", "gender": "female"})
+    man = f0_of({"age": "young", "gender": "male"})
     assert child > man * 1.5, (child, man)
 
 

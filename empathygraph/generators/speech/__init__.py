@@ -13,6 +13,7 @@ from empathygraph.generators.base import SpeechSynthesizer
 from empathygraph.generators.registry import Backends
 
 SPEECH: Backends[SpeechSynthesizer] = Backends("speech", "empathygraph.speech")
+SPEECH.register("kokoro", "empathygraph.generators.speech.kokoro:KokoroSpeech")
 SPEECH.register("piper", "empathygraph.generators.speech.piper:PiperSpeech")
 SPEECH.register("espeak", "empathygraph.generators.speech.espeak:EspeakSpeech")
 SPEECH.register("coqui", "empathygraph.generators.speech.coqui:CoquiSpeech")

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from empathygraph.schemas import AgeGroup, AvatarProfile, CoarseEmotion, Gender, SpeechStyle, Timbre
 
 # Typical speaking F0 (Hz) and formant scale (relative to an adult man) per age and gender.
-_F0_HZ: dict[tuple[AgeGroup, Gender], float] = {
+F0_HZ: dict[tuple[AgeGroup, Gender], float] = {
     (AgeGroup.CHILD, Gender.FEMALE): 275.0,
     (AgeGroup.CHILD, Gender.MALE): 260.0,
     (AgeGroup.YOUNG, Gender.FEMALE): 215.0,
@@ -34,7 +34,7 @@ _FORMANT_SCALE: dict[tuple[AgeGroup, Gender], float] = {
     (AgeGroup.ELDERLY, Gender.MALE): 0.95,
 }
 # Older speakers talk more slowly; children a little faster.
-_AGE_RATE: dict[AgeGroup, float] = {
+AGE_RATE: dict[AgeGroup, float] = {
     AgeGroup.CHILD: 1.05,
     AgeGroup.YOUNG: 1.0,
     AgeGroup.MIDDLE_AGED: 0.97,
@@ -84,17 +84,28 @@ class VoiceCharacter:
         return {k: round(v, 3) for k, v in asdict(self).items()}
 
 
+def expected_f0_range(profile: AvatarProfile, spread_semitones: float = 4.0) -> tuple[float, float]:
+    """Return the median-F0 range (Hz) a voice for ``profile`` should fall in.
+
+    The age and gender's typical F0, moved by the timbre, plus or minus ``spread_semitones``:
+    speakers of one age and gender differ by about that much.
+    """
+    centre = F0_HZ[(profile.age, profile.gender)] * 2.0 ** (_TIMBRE_SEMITONES[profile.timbre] / 12.0)
+    factor = 2.0 ** (spread_semitones / 12.0)
+    return centre / factor, centre * factor
+
+
 def character(profile: AvatarProfile, style: SpeechStyle, base: BaseVoice = BaseVoice()) -> VoiceCharacter:
     """Return how to shift ``base`` so it sounds like ``profile`` speaking in ``style``."""
     key = (profile.age, profile.gender)
     semitones = _TIMBRE_SEMITONES[profile.timbre] + style.pitch
-    pitch_ratio = _F0_HZ[key] / base.f0_hz * 2.0 ** (semitones / 12.0)
+    pitch_ratio = F0_HZ[key] / base.f0_hz * 2.0 ** (semitones / 12.0)
     formant_ratio = _FORMANT_SCALE[key] * _TIMBRE_FORMANT[profile.timbre] / base.formant_scale
     arousal = EMOTION_AROUSAL[style.emotion]
     return VoiceCharacter(
         pitch_ratio=pitch_ratio,
         formant_ratio=formant_ratio,
-        rate=max(0.5, min(1.6, style.rate * _AGE_RATE[profile.age])),
+        rate=max(0.5, min(1.6, style.rate * AGE_RATE[profile.age])),
         expressiveness=max(0.3, min(1.8, 1.0 + 0.5 * arousal + 0.3 * (style.energy - 0.5))),
         volume=0.55 + 0.45 * style.energy,
     )
