@@ -19,6 +19,9 @@ def run(
     session: SessionOption = None,
     overrides: SetOption = None,
     media: Annotated[bool, typer.Option("--media/--no-media", help="render speech and avatar video")] = True,
+    portrait: Annotated[
+        Path | None, typer.Option("--portrait", help="a frontal portrait photo for the avatar to animate")
+    ] = None,
 ) -> None:
     """Run a scenario end to end; print the reply and its reasoning; write reply.json and trace.jsonl."""
     from empathygraph.cli.display import reasoning_tree, show_live
@@ -28,6 +31,9 @@ def run(
     try:
         cfg = run_config(config, overrides)
         spec, turns = load_scenario(scenario, cfg.perception)
+        photo = portrait or spec.portrait_path(scenario.parent)
+        if photo:
+            cfg = run_config(config, [*(overrides or []), f"generators.portrait={photo}"])
         out_dir = out or Path("runs") / slug(spec.name)
         session_id = session or f"{slug(spec.name)}-{datetime.now():%Y%m%d-%H%M%S}"
         empathizer = Empathizer(cfg)

@@ -4,6 +4,7 @@
 name: exam-anxiety
 description: a student the night before an exam
 profile: {age: young, gender: female, timbre: mid}   # the listener avatar
+portrait: media/listener.jpg   # optional: the photo the portrait avatar animates (default: a packaged person)
 turns:
   - text: "I have my final tomorrow and I can't stop shaking."
     audio: media/exam.wav        # optional, relative to this file
@@ -44,7 +45,18 @@ class Scenario(BaseModel):
     name: str
     description: str = ""
     profile: AvatarProfile | None = None
+    portrait: str | None = None
     turns: list[TurnSpec] = Field(min_length=1)
+
+    def portrait_path(self, base: Path) -> Path | None:
+        """The listener's portrait photo, relative to the scenario file (None: the profile's packaged person)."""
+        if self.portrait is None:
+            return None
+        path = Path(self.portrait).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise ScenarioError(f"portrait file not found: {path}")
+        return path
 
     def turn_inputs(self, base: Path) -> list[TurnInput]:
         """The turns with media paths resolved, checked to exist and to lie inside ``base``.

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from empathygraph.generators.avatar.portrait import PortraitAvatar
+from empathygraph.generators.avatar.portrait import PortraitAvatar, portrait_source
 from empathygraph.generators.avatar.video import ffmpeg_exe
 from empathygraph.generators.base import GeneratorError, Speech
 from empathygraph.generators.config import GeneratorsConfig
@@ -59,8 +59,8 @@ class LivePortraitAvatar:
         self, speech: Speech, audio_path: Path, directives: AvatarDirectives, profile: AvatarProfile, out_path: Path
     ) -> dict[str, object]:
         """Run LivePortrait on the portrait and write the result with the reply audio."""
-        source = self.config.portrait
-        if source is None or not Path(source).is_file():
+        source = portrait_source(self.config, profile).path
+        if not Path(source).is_file():
             raise GeneratorError(f"liveportrait: portrait not found: {source} (set generators.portrait)")
         with tempfile.TemporaryDirectory(prefix="liveportrait-") as tmp:
             work = Path(tmp)

@@ -83,6 +83,8 @@ EXPRESSIONS: dict[CoarseEmotion, Expression] = {
 _OPEN_VOWELS = {"a": 1.0, "ɑ": 1.0, "æ": 0.9, "ɐ": 0.8, "ʌ": 0.75, "ɔ": 0.8, "ɒ": 0.9, "e": 0.6, "ɛ": 0.7}
 _MID_VOWELS = {"ə": 0.45, "ɜ": 0.5, "o": 0.55, "ɪ": 0.4, "i": 0.35, "u": 0.3, "ʊ": 0.35, "ɚ": 0.45, "ɝ": 0.5}
 _CLOSED = set("pbmfv")
+_ROUNDED = set("uoʊɔɒw")
+_SPREAD = set("iɪeɛæjsz")
 
 
 @dataclass
@@ -99,6 +101,7 @@ class FaceTrack:
     gaze_y: np.ndarray
     expression: Expression
     mouth_source: str
+    lip_shape: np.ndarray | None = None  # -1 rounded (o, u, w) .. +1 spread (i, e), from phonemes
 
     @property
     def frames(self) -> int:
@@ -110,8 +113,10 @@ def build_track(speech: Speech, directives: AvatarDirectives, fps: int, seed: in
     frames = max(1, int(round(speech.duration * fps)))
     rng = np.random.default_rng(seed)
     expression = EXPRESSIONS[directives.expression].scaled(0.35 + 0.65 * directives.intensity)
+    lip_shape = None
     if speech.phonemes:
         mouth, source = mouth_from_phonemes(speech.phonemes, frames, fps), "phonemes"
+        lip_shape = lip_shape_from_phonemes(speech.phonemes, frames, fps)
     else:
         mouth, source = mouth_from_loudness(speech.audio, speech.sample_rate, fps, frames), "loudness"
     t = np.arange(frames) / fps
@@ -129,6 +134,7 @@ def build_track(speech: Speech, directives: AvatarDirectives, fps: int, seed: in
         gaze_y=gaze_y,
         expression=expression,
         mouth_source=source,
+        lip_shape=lip_shape,
     )
 
 
@@ -155,6 +161,17 @@ def mouth_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) ->
         mouth[start:end] = np.maximum(mouth[start:end], opening)
     kernel = np.array([0.25, 0.5, 0.25])
     return np.convolve(mouth, kernel, mode="same")
+
+
+def lip_shape_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
+    """Map phoneme timings to lip shape per frame: -1 rounded (o, u, w), +1 spread (i, e, s), eased."""
+    shape = np.zeros(frames)
+    for item in phonemes:
+        symbol = item.phoneme[:1]
+        value = -1.0 if symbol in _ROUNDED else 0.6 if symbol in _SPREAD else 0.0
+        start, end = int(item.start * fps), max(int(item.start * fps) + 1, int(item.end * fps))
+        shape[start:end] = value
+    return np.convolve(shape, np.array([0.25, 0.5, 0.25]), mode="same")
 
 
 def _blinks(frames: int, fps: int, rate_hz: float, rng: np.random.Generator) -> np.ndarray:

@@ -1,170 +1,215 @@
-"""Portrait mode: animate a user's photo with the same face track as the procedural head.
+"""Portrait mode: a photo-real listener, a frontal portrait animated by landmark-driven warps.
 
-Landmarks come from OpenCV's shipped Haar cascades (face, then eyes inside it); the
-mouth and brows are placed by face proportions. Each frame warps the photo with smooth
-displacement fields (jaw drop, lip-corner pull, brow raise and knit), paints the mouth
-opening, and moves the head (nod, tilt, shake).
+The photo is the profile's packaged person (``people``: chosen by gender and age) or any
+frontal portrait (``generators.portrait``). The face mesh finds 468 points on it; the rig
+(``warp``) turns moves of those points into dense fields once per portrait: the expression
+(the person's own, learned from their expression sheet, or the packaged people's mean),
+the jaw, lip rounding and spreading, blinks and gaze (``portrait_moves``). Every frame
+mixes the fields by the face track (``motion``: visemes from the speech's phonemes, or
+its loudness), adds the head's nod, tilt or shake (the shoulders stay), warps the photo
+once and paints the inside of the mouth between the parted lips (``mouth``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from empathygraph.generators.avatar.expression_texture import portrait_shading
+from empathygraph.generators.avatar.face_points import INNER_LIP_LOWER, INNER_LIP_UPPER, mesh_points
 from empathygraph.generators.avatar.motion import FaceTrack, build_track
+from empathygraph.generators.avatar.mouth import paint_mouth
+from empathygraph.generators.avatar.people import people, person_for
+from empathygraph.generators.avatar.portrait_moves import SPEECH_MOVES, expression_moves, speech_moves
 from empathygraph.generators.avatar.video import write_avatar_video
+from empathygraph.generators.avatar.warp import Rig, invert
 from empathygraph.generators.base import GeneratorError, Speech
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.schemas import AvatarDirectives, AvatarProfile
+from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion
+
+_FACE_SHARE = 0.55  # the face box's share of the frame's side after cropping
+_INNER_LIPS = list(INNER_LIP_UPPER) + list(INNER_LIP_LOWER)
 
 
 @dataclass(frozen=True)
-class FaceLandmarks:
-    """Where the moving parts of a face are, in pixels of the (square) frame."""
+class PortraitSource:
+    """The photo to animate and, for a packaged person, whose expression sheet moves it."""
 
-    face: tuple[int, int, int, int]
-    left_eye: tuple[float, float]
-    right_eye: tuple[float, float]
-    mouth: tuple[float, float]
-    mouth_half_width: float
-    face_height: float
-    source: str
-
-    def brow(self, eye: tuple[float, float]) -> tuple[float, float]:
-        return eye[0], eye[1] - 0.11 * self.face_height
+    path: Path
+    person_id: str | None
+    shading_from: str  # whose expression sheet shades the skin: the person's own, or the profile's packaged person
 
 
-def load_portrait(path: Path | None, size: int) -> np.ndarray:
-    """Read the portrait as an RGB square of ``size`` pixels (centre crop)."""
-    if path is None:
-        raise GeneratorError("portrait: set generators.portrait to a photo of a face")
+def portrait_source(config: GeneratorsConfig, profile: AvatarProfile) -> PortraitSource:
+    """The configured photo, or the packaged person who fits ``profile``."""
+    if config.portrait is not None:
+        path = Path(config.portrait)
+        packaged = {p.portrait.resolve(): p.person_id for p in people()} if path.is_file() else {}
+        own = packaged.get(path.resolve())
+        return PortraitSource(path, own, own or person_for(profile).person_id)
+    person = person_for(profile)
+    return PortraitSource(person.portrait, person.person_id, person.person_id)
+
+
+def load_portrait(path: Path, size: int) -> np.ndarray:
+    """Read the portrait as an RGB square of ``size`` pixels, framed on the face.
+
+    Raises:
+        GeneratorError: the file is missing, unreadable, or shows no face.
+    """
     if not Path(path).is_file():
         raise GeneratorError(f"portrait: file not found: {path}")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise GeneratorError(f"portrait: not a readable image: {path}")
-    h, w = image.shape[:2]
-    side = min(h, w)
-    top, left = (h - side) // 2, (w - side) // 2
+    from empathygraph.generators.avatar.face_points import face_models
+
+    detector, _ = face_models()
+    box = detector.largest(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    if box is None:
+        raise GeneratorError(f"portrait: no face found in {path}")
+    side = int(min(max(box.w, box.h) / _FACE_SHARE, *image.shape[:2]))
+    cx, cy = box.x + box.w / 2, box.y + box.h * 0.58
+    left = int(np.clip(cx - side / 2, 0, image.shape[1] - side))
+    top = int(np.clip(cy - side / 2, 0, image.shape[0] - side))
     square = image[top : top + side, left : left + side]
-    return cv2.cvtColor(cv2.resize(square, (size, size), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2RGB)
-
-
-def find_landmarks(image: np.ndarray, path: Path | None = None) -> FaceLandmarks:
-    """Locate the face, eyes and mouth with OpenCV's Haar cascades.
-
-    Raises:
-        GeneratorError: no face in the photo.
-    """
-    grey = cv2.equalizeHist(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY))
-    cascades = Path(cv2.data.haarcascades)
-    faces = cv2.CascadeClassifier(str(cascades / "haarcascade_frontalface_default.xml")).detectMultiScale(
-        grey, scaleFactor=1.1, minNeighbors=5, minSize=(grey.shape[0] // 6, grey.shape[0] // 6)
-    )
-    if len(faces) == 0:
-        raise GeneratorError(f"portrait: no face found in {path or 'the photo'}")
-    x, y, w, h = (int(v) for v in max(faces, key=lambda r: r[2] * r[3]))
-    upper = grey[y : y + h // 2, x : x + w]
-    eyes = cv2.CascadeClassifier(str(cascades / "haarcascade_eye.xml")).detectMultiScale(
-        upper, scaleFactor=1.1, minNeighbors=6, minSize=(w // 8, w // 8)
-    )
-    centres = sorted(((x + ex + ew / 2, y + ey + eh / 2) for ex, ey, ew, eh in eyes), key=lambda c: c[0])
-    source = "haar face+eyes"
-    if len(centres) >= 2 and centres[-1][0] - centres[0][0] > w * 0.25:
-        left, right = centres[0], centres[-1]
-    else:  # eyes not found: place them by average face proportions
-        left, right = (x + 0.31 * w, y + 0.40 * h), (x + 0.69 * w, y + 0.40 * h)
-        source = "haar face + proportions"
-    eye_y = (left[1] + right[1]) / 2
-    mouth = ((left[0] + right[0]) / 2, eye_y + 0.42 * h)
-    return FaceLandmarks((x, y, w, h), left, right, mouth, 0.19 * w, float(h), source)
+    resized = cv2.resize(square, (size, size), interpolation=cv2.INTER_AREA if side > size else cv2.INTER_CUBIC)
+    return cv2.cvtColor(resized, cv2.COLOR_BGR2RGB)
 
 
 class PortraitRig:
-    """Precomputed displacement fields that move one photo's mouth and brows."""
+    """One portrait, its control points and the dense fields of every movement it makes."""
 
-    def __init__(self, image: np.ndarray, marks: FaceLandmarks) -> None:
+    def __init__(self, image: np.ndarray, person_id: str | None, shading_from: str, source: Path | None = None) -> None:
         self.image = image
-        self.marks = marks
-        size = image.shape[0]
-        ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
-        self.grid_x, self.grid_y = xs, ys
-        h = marks.face_height
-        mx, my = marks.mouth
+        self.size = image.shape[0]
+        try:
+            points = mesh_points(image)
+        except GeneratorError as exc:
+            raise GeneratorError(f"portrait: {exc} in {source or 'the photo'}") from exc
+        self.points = points
+        self.shading_from = shading_from
+        self._shading: dict[CoarseEmotion, np.ndarray | None] = {}
+        self._sources: dict[tuple[CoarseEmotion, float], np.ndarray] = {}
+        self.rig = Rig(points, self.size, step=2)
+        moves = speech_moves(self.rig)
+        self.expressions = expression_moves(self.rig, person_id)
+        names = [*SPEECH_MOVES, *(e.value for e in self.expressions)]
+        all_moves = [*(moves[m] for m in SPEECH_MOVES), *self.expressions.values()]
+        self.names = names
+        self.lip_moves = np.stack([m[_INNER_LIPS] for m in all_moves]).astype(np.float32)
+        # How far each movement parts the lips (middle of the mouth), as a share of the jaw's widest opening:
+        # speech opens an already open mouth (surprise) less, so the two never add up to a gape.
+        middle = len(INNER_LIP_UPPER) // 2
+        gaps = self.lip_moves[:, len(INNER_LIP_UPPER) + middle, 1] - self.lip_moves[:, middle, 1]
+        self.opening = np.clip(gaps / max(float(gaps[0]), 1e-6), 0.0, 1.0)
+        fields = self.rig.fields(all_moves)
+        self.grid_shape = fields.shape[1:]
+        self.fields = fields.reshape(len(fields), -1)  # one flat row per movement: a frame mixes a few rows
+        unit = self.rig.frame.scale
+        chin_y = float(points[152, 1])
+        self.pivot = np.array([float(points[152, 0]), chin_y + 0.35 * unit])
+        n = self.rig.grid_n
+        ys, xs = np.mgrid[0:n, 0:n].astype(np.float32) * self.rig.step + (self.rig.step - 1) / 2
+        self.grid = np.stack([xs, ys], axis=-1)
+        self.pivot = self.pivot.astype(np.float32)
+        # The head moves; below the chin the motion fades out so the shoulders stay.
+        self.head_mask = (np.clip((chin_y + 0.9 * unit - ys) / (0.7 * unit), 0.0, 1.0)[..., None] ** 2).astype(np.float32)
 
-        def blob(cx: float, cy: float, sx: float, sy: float) -> np.ndarray:
-            return np.exp(-(((xs - cx) / sx) ** 2 + ((ys - cy) / sy) ** 2) / 2).astype(np.float32)
+    def shading(self, expression: CoarseEmotion) -> np.ndarray | None:
+        """The expression's brightness ratio on this photo (None for neutral); about a second the first time."""
+        if expression not in self._shading:
+            self._shading[expression] = portrait_shading(self.points, self.size, self.shading_from, expression)
+        return self._shading[expression]
 
-        # The jaw: everything below the lips moves down, fading out at the chin and cheeks.
-        self.jaw = blob(mx, my + 0.18 * h, 0.28 * h, 0.2 * h) * (ys > my).astype(np.float32)
-        self.corners = [blob(mx + side * marks.mouth_half_width, my, 0.07 * h, 0.06 * h) for side in (-1, 1)]
-        self.brows = [blob(*marks.brow(eye), 0.1 * h, 0.06 * h) for eye in (marks.left_eye, marks.right_eye)]
-        inner = [(marks.left_eye[0] + 0.05 * h, marks.brow(marks.left_eye)[1]),
-                 (marks.right_eye[0] - 0.05 * h, marks.brow(marks.right_eye)[1])]  # fmt: skip
-        self.inner_brows = [blob(cx, cy, 0.05 * h, 0.05 * h) for cx, cy in inner]
+    def source(self, expression: CoarseEmotion, strength: float) -> np.ndarray:
+        """The photo with the expression's shading change (creases, furrows) applied, before any warp."""
+        key = (expression, round(strength, 3))
+        if key not in self._sources:
+            ratio = self.shading(expression)
+            if ratio is None:
+                self._sources[key] = self.image
+            else:
+                # Shade the lightness only: scaling R, G and B would clip bright skin toward white.
+                lab = cv2.cvtColor(self.image, cv2.COLOR_RGB2LAB).astype(np.float32)
+                lab[..., 0] = np.clip(lab[..., 0] * ratio**strength, 0, 255)
+                self._sources[key] = cv2.cvtColor(lab.astype(np.uint8), cv2.COLOR_LAB2RGB)
+        return self._sources[key]
 
-    def frame(self, track: FaceTrack, i: int) -> np.ndarray:
-        """Warp the photo into frame ``i`` of ``track``."""
-        e, m, h = track.expression, self.marks, self.marks.face_height
-        jaw = min(1.0, max(0.0, e.jaw) + float(track.mouth_open[i]))
-        dy = self.jaw * (0.09 * h * jaw)
-        dx = np.zeros_like(dy)
-        for side, field in zip((-1, 1), self.corners):
-            dy += field * (-0.035 * h * e.smile)
-            dx += field * (side * 0.02 * h * (max(0.0, e.smile) + 0.5 * e.mouth_width))
-        for field in self.brows:
-            dy += field * (-0.035 * h * e.brow_raise)
-        for side, field in zip((1, -1), self.inner_brows):
-            dy += field * (-0.03 * h * e.brow_inner)
-            dx += field * (side * 0.012 * h * min(0.0, e.brow_inner))
-        warped = cv2.remap(self.image, self.grid_x - dx, self.grid_y - dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
-        if jaw > 0.05:
-            self._paint_opening(warped, jaw)
-        size = warped.shape[0]
-        pivot = (m.mouth[0], m.mouth[1] + 0.3 * h)
-        matrix = cv2.getRotationMatrix2D(pivot, float(track.head_angle[i]), 1.0)
-        matrix[0, 2] += track.head_x[i] * size
-        matrix[1, 2] += track.head_y[i] * size
-        return cv2.warpAffine(warped, matrix, (size, size), borderMode=cv2.BORDER_REFLECT)
+    def weights(self, track: FaceTrack, i: int, expression: CoarseEmotion, strength: float) -> np.ndarray:
+        """Each field's weight in frame ``i``."""
+        shape = track.lip_shape[i] if track.lip_shape is not None else 0.0
+        speech = [track.mouth_open[i], max(0.0, -shape), max(0.0, shape), track.blink[i], track.blink[i],
+                  track.gaze_x[i], track.gaze_y[i]]  # fmt: skip
+        expressions = [strength if e is expression else 0.0 for e in self.expressions]
+        already = float(self.opening[len(SPEECH_MOVES) + list(self.expressions).index(expression)]) * strength
+        speech[0] *= max(0.35, 1.0 - already)
+        return np.array(speech + expressions, np.float32)
 
-    def _paint_opening(self, frame: np.ndarray, jaw: float) -> None:
-        """Darken the gap between the parted lips, with soft edges."""
-        m, h = self.marks, self.marks.face_height
-        centre = (int(m.mouth[0]), int(m.mouth[1] + 0.045 * h * jaw))
-        axes = (int(m.mouth_half_width * 0.6), max(1, int(0.045 * h * jaw)))
-        x0, y0 = max(0, centre[0] - axes[0] - 4), max(0, centre[1] - axes[1] - 4)
-        x1, y1 = min(frame.shape[1], centre[0] + axes[0] + 4), min(frame.shape[0], centre[1] + axes[1] + 4)
-        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-        cv2.ellipse(mask, (centre[0] - x0, centre[1] - y0), axes, 0, 0, 360, 1.0, -1, cv2.LINE_AA)
-        mask = cv2.GaussianBlur(mask, (7, 7), 0)[..., None] * 0.75
-        region = frame[y0:y1, x0:x1].astype(np.float32)
-        frame[y0:y1, x0:x1] = (region * (1 - mask) + np.array([45, 18, 22], np.float32) * mask).astype(np.uint8)
+    def _head(self, at: np.ndarray, track: FaceTrack, i: int) -> np.ndarray:
+        """Where the head's motion moves positions ``at`` (..., 2), in pixels."""
+        angle = np.deg2rad(float(track.head_angle[i]))
+        turn = np.array([[np.cos(angle) - 1, np.sin(angle)], [-np.sin(angle), np.cos(angle) - 1]], np.float32)
+        shift = np.array([track.head_x[i], track.head_y[i]], np.float32) * self.size
+        return (at - self.pivot) @ turn.T + shift
+
+    def frame(self, track: FaceTrack, i: int, expression: CoarseEmotion, strength: float) -> np.ndarray:
+        """Warp the portrait into frame ``i`` and paint the open mouth."""
+        weights = self.weights(track, i, expression, strength)
+        forward = (weights @ self.fields).reshape(self.grid_shape)
+        forward += self._head(self.grid, track, i) * self.head_mask
+        backward = invert(forward, self.rig.step)
+        dense = cv2.resize(backward, (self.size, self.size), interpolation=cv2.INTER_LINEAR)
+        out = cv2.remap(self.source(expression, strength), dense[..., 0], dense[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        lips = self.rig.mesh[_INNER_LIPS] + np.tensordot(weights, self.lip_moves, axes=1)
+        lips = lips + self._head(lips.astype(np.float32), track, i)
+        half = len(INNER_LIP_UPPER)
+        paint_mouth(out, lips[:half], lips[half:])
+        return out
+
+
+@lru_cache(maxsize=4)
+def _rig(source: PortraitSource, size: int) -> PortraitRig:
+    return PortraitRig(load_portrait(source.path, size), source.person_id, source.shading_from, source.path)
 
 
 class PortraitAvatar:
-    """Avatar backend: the user's portrait, animated, encoded with the reply audio."""
+    """Avatar backend: a portrait photo, animated, encoded with the reply audio."""
 
     name = "portrait"
 
     def __init__(self, config: GeneratorsConfig) -> None:
         self.config = config
 
-    def frames(self, speech: Speech, directives: AvatarDirectives) -> tuple[FaceTrack, FaceLandmarks, Iterator[np.ndarray]]:
-        """Plan the track, find the landmarks and return a lazy frame iterator."""
-        image = load_portrait(self.config.portrait, self.config.size)
-        marks = find_landmarks(image, self.config.portrait)
-        rig = PortraitRig(image, marks)
+    def rig(self, profile: AvatarProfile) -> tuple[PortraitSource, PortraitRig]:
+        """The portrait for ``profile`` and its rig (built once per photo and size)."""
+        source = portrait_source(self.config, profile)
+        return source, _rig(source, self.config.size)
+
+    def prepare(self) -> None:
+        """Build the default profile's rig and expression shadings now (seconds) instead of in the first turns."""
+        _, rig = self.rig(AvatarProfile())
+        for expression in CoarseEmotion:
+            rig.shading(expression)
+
+    def frames(self, speech: Speech, directives: AvatarDirectives, profile: AvatarProfile) -> tuple[FaceTrack, Iterator[np.ndarray]]:
+        """Plan the face track and return it with a lazy iterator over the frames."""
+        _, rig = self.rig(profile)
         track = build_track(speech, directives, self.config.fps, self.config.seed)
-        return track, marks, (rig.frame(track, i) for i in range(track.frames))
+        strength = 0.35 + 0.65 * directives.intensity
+        return track, (rig.frame(track, i, directives.expression, strength) for i in range(track.frames))
 
     def animate(
         self, speech: Speech, audio_path: Path | None, directives: AvatarDirectives, profile: AvatarProfile, out_path: Path
     ) -> dict[str, object]:
         """Animate the portrait for ``speech`` and write the MP4 (audio muxed when given)."""
-        track, marks, frames = self.frames(speech, directives)
+        source, _ = self.rig(profile)
+        track, frames = self.frames(speech, directives, profile)
         settings = write_avatar_video(frames, out_path, audio_path, self.config, track.mouth_source, directives)
-        return {"portrait": str(self.config.portrait), "landmarks": marks.source, **settings}
+        movement = "own expression sheet" if source.person_id else "packaged people's mean"
+        return {"portrait": str(source.path), "person": source.person_id, "expressions": movement, **settings}
