@@ -83,6 +83,8 @@ EXPRESSIONS: dict[CoarseEmotion, Expression] = {
 _OPEN_VOWELS = {"a": 1.0, "ɑ": 1.0, "æ": 0.9, "ɐ": 0.8, "ʌ": 0.75, "ɔ": 0.8, "ɒ": 0.9, "e": 0.6, "ɛ": 0.7}
 _MID_VOWELS = {"ə": 0.45, "ɜ": 0.5, "o": 0.55, "ɪ": 0.4, "i": 0.35, "u": 0.3, "ʊ": 0.35, "ɚ": 0.45, "ɝ": 0.5}
 _CLOSED = set("pbmfv")
+_STRESS = set("ˈˌ")
+_LENGTH = set("ː")
 _ROUNDED = set("uoʊɔɒw")
 _SPREAD = set("iɪeɛæjsz")
 
@@ -115,7 +117,11 @@ def build_track(speech: Speech, directives: AvatarDirectives, fps: int, seed: in
     expression = EXPRESSIONS[directives.expression].scaled(0.35 + 0.65 * directives.intensity)
     lip_shape = None
     if speech.phonemes:
-        mouth, source = mouth_from_phonemes(speech.phonemes, frames, fps), "phonemes"
+        # Visemes give the shape (open vowels wide, lips shut on p/b/m); loudness keeps the timing honest.
+        visemes = mouth_from_phonemes(speech.phonemes, frames, fps)
+        loudness = mouth_from_loudness(speech.audio, speech.sample_rate, fps, frames)
+        shut = bilabial_closure(speech.phonemes, frames, fps)
+        mouth, source = np.clip(0.5 * visemes + 0.5 * loudness, 0.0, 1.0) * (1.0 - shut), "phonemes+loudness"
         lip_shape = lip_shape_from_phonemes(speech.phonemes, frames, fps)
     else:
         mouth, source = mouth_from_loudness(speech.audio, speech.sample_rate, fps, frames), "loudness"
@@ -149,18 +155,44 @@ def mouth_from_loudness(audio: np.ndarray, sample_rate: int, fps: int, frames: i
     return np.clip((level - 0.15) / 0.85, 0.0, 1.0) ** 0.8
 
 
-def mouth_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
-    """Map phoneme timings to jaw opening: open vowels wide, bilabials shut, the rest between."""
-    mouth = np.zeros(frames)
+def _spans(phonemes: list[PhonemeTiming], fps: int) -> list[tuple[str, int, int]]:
+    """(sound, first frame, end frame) of each phoneme; stress marks join the next sound, length marks the last."""
+    spans: list[tuple[str, int, int]] = []
+    carry = None
     for item in phonemes:
         symbol = item.phoneme[:1]
-        opening = _OPEN_VOWELS.get(symbol, _MID_VOWELS.get(symbol, 0.0 if symbol in _CLOSED else 0.2))
-        if not symbol.strip():
-            opening = 0.0
         start, end = int(item.start * fps), max(int(item.start * fps) + 1, int(item.end * fps))
+        if symbol in _STRESS:
+            carry = carry if carry is not None else start
+            continue
+        if symbol in _LENGTH and spans:
+            sound, first, _ = spans[-1]
+            spans[-1] = (sound, first, end)
+            continue
+        spans.append((symbol, start if carry is None else carry, end))
+        carry = None
+    return spans
+
+
+def mouth_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
+    """Map phoneme timings to jaw opening: open vowels wide, bilabials shut, pauses and punctuation closed."""
+    mouth = np.zeros(frames)
+    for symbol, start, end in _spans(phonemes, fps):
+        if not symbol.strip() or not (symbol.isalpha() or symbol in _OPEN_VOWELS or symbol in _MID_VOWELS):
+            continue  # a pause, a space or punctuation: the mouth rests
+        opening = _OPEN_VOWELS.get(symbol, _MID_VOWELS.get(symbol, 0.0 if symbol in _CLOSED else 0.2))
         mouth[start:end] = np.maximum(mouth[start:end], opening)
     kernel = np.array([0.25, 0.5, 0.25])
     return np.convolve(mouth, kernel, mode="same")
+
+
+def bilabial_closure(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
+    """1 where the lips must meet (p, b, m), easing in and out over a frame."""
+    shut = np.zeros(frames)
+    for symbol, start, end in _spans(phonemes, fps):
+        if symbol in "pbm":
+            shut[start:end] = 1.0
+    return np.clip(np.convolve(shut, np.array([0.5, 1.0, 0.5]), mode="same"), 0.0, 1.0)
 
 
 def lip_shape_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
