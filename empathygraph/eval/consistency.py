@@ -1,7 +1,8 @@
 """Measure whether voice and face agree with the plan.
 
 - Lip sync: Pearson r between the audio's loudness and the mouth opening measured
-  on the rendered video's own frames (procedural head: area of the mouth's inside colour).
+  on the rendered video's own frames (procedural head: area of the mouth's inside colour;
+  any face, the portrait included: the face mesh's lip gap over the face's height).
 - Expression: the perception tools' face classifier reads the rendered video; agreement
   is the share of videos whose peak expression is the intended coarse emotion.
 - Geometry: a second, independent reader, the face mesh's landmarks, checks that each
@@ -27,9 +28,31 @@ def mouth_track(video: Path) -> np.ndarray:
     return np.array([mouth_area(frame) for frame in read_frames(video)], dtype=np.float64)
 
 
-def lipsync_r(video: Path, audio: Path, fps: int) -> float:
-    """Pearson r between per-frame loudness (dB) of ``audio`` and mouth area in ``video``."""
-    mouth = mouth_track(video)
+def mesh_mouth_track(video: Path) -> np.ndarray:
+    """Return the face mesh's lip gap over face height for every frame of any talking-face video (NaN: no face)."""
+    from empathygraph.generators.avatar.face_points import mesh_points
+    from empathygraph.generators.base import GeneratorError
+
+    gaps = []
+    for frame in read_frames(video):
+        try:
+            p = mesh_points(frame)
+        except GeneratorError:
+            gaps.append(np.nan)
+            continue
+        gaps.append(float(np.linalg.norm(p[13] - p[14]) / np.linalg.norm(p[10] - p[152])))
+    track = np.array(gaps, dtype=np.float64)
+    return np.where(np.isnan(track), np.nanmedian(track) if np.isfinite(track).any() else 0.0, track)
+
+
+def lipsync_r(video: Path, audio: Path, fps: int, reader: str = "colour") -> float:
+    """Pearson r between per-frame loudness (dB) of ``audio`` and the mouth opening in ``video``.
+
+    Args:
+        reader: ``"colour"`` (the procedural head's mouth-inside area) or ``"mesh"`` (the face mesh's
+            lip gap: any face).
+    """
+    mouth = mesh_mouth_track(video) if reader == "mesh" else mouth_track(video)
     samples, rate = read_wav(audio)
     loud = loudness_envelope(samples, rate, fps)
     n = min(len(mouth), len(loud))
