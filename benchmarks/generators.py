@@ -1,18 +1,31 @@
-"""Speed and consistency of the default generators (Piper + procedural head); prints one JSON object.
+"""Speed and quality of the avatars (cartoon vs portrait) and the voices by profile; prints one JSON object.
 
-Run: .venv/bin/python benchmarks/generators.py
+Run: .venv/bin/python benchmarks/generators.py [--avatars procedural portrait] [--no-voices] [--no-reference]
 
-Expression keys: ``expression_agreement`` is the share of the 7 emotion videos whose peak
-expression (``ToolBox.see``) is the intended one; ``expression_geometry_agreement`` is the share
-of the 6 non-neutral videos whose face-mesh geometry moves as their action units should (an
-independent reader); ``details.expression_reads`` has one row per emotion (peak, mean
-distribution, geometry) and ``details.expression_frames`` the classifier on a silent still
-frame and on each sampled talking frame.
+Avatars, each rendering the 7 emotions of one reply (the default profile; speech by Piper,
+whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
+- ``expression_agreement``: the share of the 7 videos whose peak expression is the intended one,
+  read by the bundled classifier (``tools/face.py``, which the cartoon was calibrated on) and by
+  a second one never used for tuning (``facial-emotion-recognition``, ``eval/face_readers.py``);
+  ``reference.sheet_photos`` is what each reads on the real labelled photos the portrait's
+  expressions were learned from (its ceiling on these faces).
+- ``identity``: dlib face-descriptor cosine similarity (and distance; < 0.6 is dlib's "same
+  person") of the animated frames to the source portrait; ``reference.identity_between_people``
+  is the same similarity between different packaged people.
+- ``lipsync_r``: loudness vs the face mesh's lip gap on the frames (both avatars), and vs the
+  painted mouth's area (cartoon).
+- ``fps``: frames / seconds of ``animate`` (encode included), median of 3 renders; the machine
+  is shared, so ``fps_vs_procedural`` is the same-run ratio.
+Voices, per profile and backend, on the three example replies: WER by whisper base, median F0
+against the profile's expected range, RTF, first-sentence latency, whisper's English probability.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import re
 import statistics
 import sys
 import tempfile
@@ -21,15 +34,23 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.eval.consistency import expression_agreement, geometry_agreement, lipsync_r
 from empathygraph.generators import GeneratorsConfig, build_renderer
-from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion, ResponsePlan, SpeechStyle
+from empathygraph.schemas import AgeGroup, AvatarDirectives, AvatarProfile, CoarseEmotion, Gender, ResponsePlan, SpeechStyle
 
 TWO_SENTENCES = "I'm really sorry you're going through this. I'm here with you, and we can take it one step at a time."
 REPLIES = [
     TWO_SENTENCES,
     "That sounds exhausting. What part of the day feels the hardest for you right now?",
     "It makes sense that you feel proud. You worked hard for this, and it shows. How did your family react?",
+]
+PROFILES = [
+    AvatarProfile(),
+    AvatarProfile(age=AgeGroup.CHILD, gender=Gender.FEMALE),
+    AvatarProfile(age=AgeGroup.CHILD, gender=Gender.MALE),
+    AvatarProfile(age=AgeGroup.MIDDLE_AGED, gender=Gender.FEMALE),
+    AvatarProfile(age=AgeGroup.ELDERLY, gender=Gender.FEMALE, timbre="low"),
+    AvatarProfile(age=AgeGroup.YOUNG, gender=Gender.MALE),
+    AvatarProfile(age=AgeGroup.ELDERLY, gender=Gender.MALE),
 ]
 
 
@@ -42,108 +63,231 @@ def plan(text: str, emotion: CoarseEmotion = CoarseEmotion.SADNESS, profile: Ava
     )
 
 
-def frame_reads(videos: list[tuple[Path, CoarseEmotion]], config: GeneratorsConfig) -> list[dict[str, object]]:
-    """Per emotion: the classifier on a silent still frame, and the share of talking frames it reads as intended.
+def _label(profile: AvatarProfile) -> str:
+    return f"{profile.age.value}/{profile.gender.value}/{profile.timbre.value}"
 
-    The still is the procedural head with the expression at the benchmark's intensity, mouth closed
-    and eyes open; the talking frames are the video's frames sampled as ``ToolBox.see`` samples them.
-    """
-    import cv2
 
-    from empathygraph.generators.avatar.motion import EXPRESSIONS, FaceTrack
-    from empathygraph.generators.avatar.procedural import ProceduralHead
+# --- avatars -------------------------------------------------------------------------------
+
+
+def sampled_frames(video: Path) -> list[np.ndarray]:
+    """BGR frames sampled as ``ToolBox.see`` samples a video."""
     from empathygraph.tools.config import PerceptionConfig
-    from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
     from empathygraph.tools.media_io import sample_video
 
-    tools = PerceptionConfig()
-    detector, classifier = FaceDetector(tools.face_detect_width, tools.face_min_size), ExpressionClassifier()
-    head = ProceduralHead(AvatarProfile(), config.size)
+    c = PerceptionConfig()
+    frames = sample_video(video, fps=c.face_frames_per_second, max_frames=c.face_max_frames,
+                          max_seconds=c.max_video_seconds, max_mb=c.max_media_mb)  # fmt: skip
+    return [f.image for f in frames]
 
-    def read(grey: np.ndarray) -> str | None:
-        box = detector.largest(grey)
-        return None if box is None else MODEL_LABELS[int(np.argmax(classifier.probabilities(crop(grey, box))))].value
 
+def expression_reads(videos: dict[CoarseEmotion, Path]) -> dict[str, object]:
+    """Agreement by the bundled and the second classifier, with one row per emotion."""
+    from empathygraph.eval.face_readers import SecondExpressionClassifier, read_expression
+    from empathygraph.tools.face import ExpressionClassifier
+
+    readers = {"bundled": (ExpressionClassifier().probabilities, 0.1), "second": (SecondExpressionClassifier(), 0.0)}
+    rows, hits = [], dict.fromkeys(readers, 0)
+    for emotion, video in videos.items():
+        frames = sampled_frames(video)
+        row: dict[str, object] = {"intended": emotion.value}
+        for name, (classify, margin) in readers.items():
+            peak, mean = read_expression(frames, classify, margin)
+            row[name] = peak.value if peak else None
+            row[f"{name}_mean"] = mean
+            hits[name] += peak is emotion
+        rows.append(row)
+    return {name: round(hits[name] / len(videos), 4) for name in readers} | {"rows": rows}
+
+
+def identity(source_rgb: np.ndarray, videos: dict[CoarseEmotion, Path]) -> dict[str, object]:
+    """Face-descriptor similarity of every 5th frame of each video to the source portrait."""
+    from empathygraph.eval.face_readers import IdentityEmbedder, identity_similarity
+    from empathygraph.generators.avatar.video import read_frames
+
+    embed = IdentityEmbedder()
+    per = {e.value: identity_similarity(source_rgb, list(read_frames(v))[::5], embed) for e, v in videos.items()}
+    return {
+        "cosine_median": round(statistics.median(r["cosine_median"] for r in per.values()), 4),
+        "cosine_min": round(min(r["cosine_min"] for r in per.values()), 4),
+        "distance_max": round(max(r["distance_max"] for r in per.values()), 4),
+        "per_emotion": per,
+    }
+
+
+def avatar_section(name: str, out: Path) -> dict[str, object]:
+    """Render the emotions with this avatar and measure them."""
+    from empathygraph.eval.consistency import lipsync_r
+
+    result: dict[str, object] = {}
+    for speech in ("piper", "kokoro"):
+        config = GeneratorsConfig(speech=speech, avatar=name)
+        renderer = build_renderer(config)
+        renderer.prepare()
+        videos, fps_runs, lips = {}, [], {}
+        for emotion in CoarseEmotion:
+            _, video = renderer.render(plan(REPLIES[1], emotion), out / f"{name}-{speech}-{emotion.value}")
+            if video.error:
+                raise RuntimeError(video.error)
+            videos[emotion] = video.files["video"]
+            fps_runs.append(int(video.settings["frames"]) / video.seconds)
+        audio = (out / f"{name}-{speech}-neutral" / "reply.wav")
+        lips["mesh"] = round(lipsync_r(videos[CoarseEmotion.NEUTRAL], audio, config.fps, reader="mesh"), 4)
+        if name == "procedural":
+            lips["painted_mouth"] = round(lipsync_r(videos[CoarseEmotion.NEUTRAL], audio, config.fps), 4)
+        section: dict[str, object] = {
+            "fps_median": round(statistics.median(fps_runs), 2),
+            "lipsync_r": lips,
+            "mouth_from": video.settings.get("mouth_from"),
+            "expression_agreement": expression_reads(videos),
+        }
+        if name == "portrait":
+            source, rig = renderer.avatar.rig(AvatarProfile())  # type: ignore[union-attr]
+            section["person"] = source.person_id
+            section["identity"] = identity(rig.image, videos)
+        result[speech] = section
+    return result
+
+
+def transfer_section(out: Path) -> dict[str, object] | None:
+    """A face with no sheet (``../shared`` portrait): mean movements, shading from the profile's person."""
+    photos = sorted((Path(__file__).resolve().parents[2] / "shared" / "media" / "portraits").glob("*.jpg"))
+    if not photos:
+        return None
+    from empathygraph.generators.avatar.portrait import load_portrait
+
+    config = GeneratorsConfig(speech="piper", avatar="portrait", portrait=photos[0])
+    renderer = build_renderer(config)
+    videos = {}
+    for emotion in CoarseEmotion:
+        _, video = renderer.render(plan(REPLIES[1], emotion), out / f"transfer-{emotion.value}")
+        videos[emotion] = video.files["video"]
+    return {"photo": photos[0].name, "expression_agreement": expression_reads(videos),
+            "identity": identity(load_portrait(photos[0], config.size), videos)}  # fmt: skip
+
+
+def reference_section() -> dict[str, object]:
+    """What the classifiers read on the real labelled sheet photos; how alike different people look to dlib."""
+    import cv2
+
+    from empathygraph.eval.face_readers import IdentityEmbedder, SecondExpressionClassifier
+    from empathygraph.generators.avatar.expression_sheet import SHEET_EMOTION, sheet_faces
+    from empathygraph.generators.avatar.people import people
+    from empathygraph.tools.face import MODEL_LABELS, Box, ExpressionClassifier, crop
+
+    readers = {"bundled": (ExpressionClassifier().probabilities, 0.1), "second": (SecondExpressionClassifier(), 0.0)}
+    hits, total = dict.fromkeys(readers, 0), 0
+    embed, vectors = IdentityEmbedder(), []
+    for person in people():
+        sheet = cv2.imread(str(person.expression_sheet))
+        grey = cv2.cvtColor(sheet, cv2.COLOR_BGR2GRAY)
+        faces = sheet_faces(cv2.cvtColor(sheet, cv2.COLOR_BGR2RGB))
+        for emotion, label in SHEET_EMOTION.items():
+            total += 1
+            for name, (classify, margin) in readers.items():
+                probs = classify(crop(grey, Box(*faces[label]), margin))
+                hits[name] += MODEL_LABELS[int(np.argmax(probs))] is emotion
+        vectors.append(embed(cv2.cvtColor(cv2.imread(str(person.portrait)), cv2.COLOR_BGR2RGB)))
+    stack = np.stack([v for v in vectors if v is not None])
+    unit = stack / np.linalg.norm(stack, axis=1, keepdims=True)
+    between = (unit @ unit.T)[np.triu_indices(len(unit), 1)]
+    return {
+        "sheet_photos": {name: round(hits[name] / total, 4) for name in readers} | {"photos": total},
+        "identity_between_people": {"cosine_median": round(float(np.median(between)), 4),
+                                    "cosine_max": round(float(between.max()), 4)},
+    }  # fmt: skip
+
+
+# --- voices --------------------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("’", "'")).split()
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    """Word-level edit distance over the reference's length."""
+    ref, hyp = _words(reference), _words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, row[0] = row[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
+    return row[-1] / max(1, len(ref))
+
+
+def voice_section() -> dict[str, object]:
+    """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence."""
+    from math import gcd
+
+    from faster_whisper import WhisperModel
+    from scipy.signal import resample_poly
+
+    from empathygraph.generators.speech.voice_character import expected_f0_range
+    from empathygraph.tools.asr import packaged_model_dir
+    from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
+
+    whisper = WhisperModel(str(packaged_model_dir("base")), device="cpu", compute_type="int8", cpu_threads=2)
+    renderers = {name: build_renderer(GeneratorsConfig(speech=name, avatar="none")) for name in ("kokoro", "piper")}
+    for renderer in renderers.values():
+        renderer.prepare()
     rows = []
-    for path, emotion in videos:
-        zero = np.zeros(1)
-        still = FaceTrack(config.fps, zero, zero, zero, zero, zero, zero, zero, EXPRESSIONS[emotion].scaled(0.35 + 0.65 * 0.8), "still")
-        still_read = read(cv2.cvtColor(head.frame(still, 0), cv2.COLOR_RGB2GRAY))
-        frames = sample_video(path, fps=tools.face_frames_per_second, max_frames=tools.face_max_frames,
-                              max_seconds=tools.max_video_seconds, max_mb=tools.max_media_mb)  # fmt: skip
-        reads = [read(cv2.cvtColor(f.image, cv2.COLOR_BGR2GRAY)) for f in frames]
-        rows.append({
-            "intended": emotion.value,
-            "still_read": still_read,
-            "talking_frames_as_intended": round(sum(r == emotion.value for r in reads) / max(1, len(reads)), 3),
-            "talking_frames": len(reads),
-        })  # fmt: skip
-    return rows
+    for profile in PROFILES:
+        for backend, renderer in renderers.items():
+            wers, f0s, synth, audio_s, firsts, english = [], [], 0.0, 0.0, [], []
+            for text in REPLIES:
+                start, chunks = time.perf_counter(), []
+                for chunk in renderer.speak(plan(text, CoarseEmotion.NEUTRAL, profile)):
+                    if not chunks:
+                        firsts.append(time.perf_counter() - start)
+                    chunks.append(chunk)
+                synth += time.perf_counter() - start
+                audio = np.concatenate([c.audio for c in chunks])
+                rate = chunks[0].sample_rate
+                audio_s += len(audio) / rate
+                common = gcd(SAMPLE_RATE, rate)
+                audio16 = resample_poly(audio, SAMPLE_RATE // common, rate // common).astype(np.float32)
+                f0, _ = pitch_track(audio16)
+                f0s.append(float(np.median(f0[f0 > 0])))
+                segments, info = whisper.transcribe(audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False)
+                wers.append(word_error_rate(text, " ".join(s.text for s in segments)))
+                english.append(info.language_probability if info.language == "en" else 0.0)
+            low, high = expected_f0_range(profile)
+            f0 = statistics.median(f0s)
+            rows.append({
+                "profile": _label(profile), "backend": backend,
+                "voice": renderer.speech.describe(plan("x", CoarseEmotion.NEUTRAL, profile).speech, profile).get("voice"),  # type: ignore[union-attr]
+                "wer": round(statistics.mean(wers), 4), "f0_median_hz": round(f0, 1),
+                "f0_expected_hz": [round(low), round(high)], "f0_in_range": low <= f0 <= high,
+                "rtf": round(synth / audio_s, 3), "first_sentence_s": round(statistics.median(firsts), 3),
+                "english_probability": round(statistics.mean(english), 3),
+            })  # fmt: skip
+    return {"rows": rows}
 
 
 def main() -> None:
-    config = GeneratorsConfig()
-    renderer = build_renderer(config)
-    renderer.prepare()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--avatars", nargs="*", default=["procedural", "portrait"])
+    parser.add_argument("--no-voices", action="store_true")
+    parser.add_argument("--no-reference", action="store_true")
+    args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
-
-    synth_s = audio_s = 0.0
-    first_chunks = []
-    for text in REPLIES:
-        start = time.perf_counter()
-        for i, chunk in enumerate(renderer.speak(plan(text))):
-            if i == 0:
-                first_chunks.append(time.perf_counter() - start)
-            audio_s += chunk.duration
-        synth_s += time.perf_counter() - start
-
-    turns = []
-    for run in range(3):
-        start = time.perf_counter()
-        media = renderer.render(plan(TWO_SENTENCES), out / f"turn{run}")
-        turns.append((time.perf_counter() - start, media))
-    media_seconds = statistics.median(t for t, _ in turns)
-    speech, video = turns[-1][1]
-    frames = int(video.settings["frames"])
-    video_s = min(m[1].seconds for _, m in turns)
-
-    agreement, rows, geometry, checks, frame_rows = None, None, None, None, None
-    try:
-        from empathygraph.tools.toolbox import ToolBox
-
-        see = ToolBox().see
-        videos = []
-        for emotion in CoarseEmotion:
-            rendered = renderer.render(plan(REPLIES[1], emotion), out / f"emotion-{emotion.value}")
-            videos.append((rendered[1].files["video"], emotion))
-        agreement, rows = expression_agreement(videos, see)
-        geometry, checks = geometry_agreement(rows)
-        frame_rows = frame_reads(videos, config)
-    except Exception as exc:  # no face classifier in this build: the metric stays null
-        rows = (rows or []) + [{"unavailable": f"{type(exc).__name__}: {exc}"}]
-
-    print(json.dumps({
-        "tts_rtf": round(synth_s / audio_s, 4),
-        "tts_first_chunk_s": round(statistics.median(first_chunks), 4),
-        "avatar_fps": round(frames / video_s, 1),
-        "lipsync_r": round(lipsync_r(video.files["video"], speech.files["audio"], config.fps), 4),
-        "expression_agreement": None if agreement is None else round(agreement, 4),
-        "expression_geometry_agreement": None if geometry is None else round(geometry, 4),
-        "media_seconds_two_sentences": round(media_seconds, 4),
-        "details": {
-            "audio_seconds_synthesised": round(audio_s, 2),
-            "two_sentence_audio_s": speech.media_seconds,
-            "video_frames": frames,
-            "video_size": config.size,
-            "speech_backend": speech.backend,
-            "avatar_backend": video.backend,
-            "expression_reads": rows,
-            "expression_frames": frame_rows,
-            "expression_geometry": checks,
-            "cpus": __import__("os").cpu_count(),
-            "python": sys.version.split()[0],
-        },
-    }))  # fmt: skip
+    result: dict[str, object] = {"machine": {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0],
+                                             "python": sys.version.split()[0], "out": str(out)}}  # fmt: skip
+    avatars = {name: avatar_section(name, out) for name in args.avatars}
+    if "procedural" in avatars and "portrait" in avatars:
+        for speech in ("piper", "kokoro"):
+            ratio = avatars["portrait"][speech]["fps_median"] / avatars["procedural"][speech]["fps_median"]
+            avatars["portrait"][speech]["fps_vs_procedural"] = round(ratio, 3)
+    result["avatars"] = avatars
+    if "portrait" in args.avatars:
+        result["portrait_any_face"] = transfer_section(out)
+    if not args.no_reference:
+        result["reference"] = reference_section()
+    if not args.no_voices:
+        result["voices"] = voice_section()
+    result["machine"]["load_avg_at_end"] = os.getloadavg()[0]  # type: ignore[index]
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
