@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -35,7 +34,15 @@ from pathlib import Path
 import numpy as np
 
 from empathygraph.generators import GeneratorsConfig, build_renderer
-from empathygraph.schemas import AgeGroup, AvatarDirectives, AvatarProfile, CoarseEmotion, Gender, ResponsePlan, SpeechStyle
+from empathygraph.schemas import (
+    AgeGroup,
+    AvatarDirectives,
+    AvatarProfile,
+    CoarseEmotion,
+    Gender,
+    ResponsePlan,
+    SpeechStyle,
+)
 
 TWO_SENTENCES = "I'm really sorry you're going through this. I'm here with you, and we can take it one step at a time."
 REPLIES = [
@@ -201,21 +208,6 @@ def reference_section() -> dict[str, object]:
 # --- voices --------------------------------------------------------------------------------
 
 
-def _words(text: str) -> list[str]:
-    return re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("’", "'")).split()
-
-
-def word_error_rate(reference: str, hypothesis: str) -> float:
-    """Word-level edit distance over the reference's length."""
-    ref, hyp = _words(reference), _words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1] / max(1, len(ref))
-
-
 def voice_section() -> dict[str, object]:
     """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence."""
     from math import gcd
@@ -223,6 +215,7 @@ def voice_section() -> dict[str, object]:
     from faster_whisper import WhisperModel
     from scipy.signal import resample_poly
 
+    from empathygraph.eval.metrics import word_errors
     from empathygraph.generators.speech.voice_character import expected_f0_range
     from empathygraph.tools.asr import packaged_model_dir
     from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
@@ -250,7 +243,8 @@ def voice_section() -> dict[str, object]:
                 f0, _ = pitch_track(audio16)
                 f0s.append(float(np.median(f0[f0 > 0])))
                 segments, info = whisper.transcribe(audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False)
-                wers.append(word_error_rate(text, " ".join(s.text for s in segments)))
+                errors, words = word_errors(text, " ".join(s.text for s in segments))
+                wers.append(errors / words)
                 english.append(info.language_probability if info.language == "en" else 0.0)
             low, high = expected_f0_range(profile)
             f0 = statistics.median(f0s)

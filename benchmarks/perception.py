@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from empathygraph.eval.metrics import word_errors as word_error_rate
 from empathygraph.tools import audio_io, media_io
 from empathygraph.tools.face import MODEL_LABELS, crop
 from empathygraph.tools.toolbox import ToolBox
@@ -36,18 +37,6 @@ FER_TO_COARSE = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy"
                  "sad": "sadness", "surprise": "surprise"}  # fmt: skip
 MEAD_TO_COARSE = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
                   "sad": "sadness", "surprised": "surprise"}  # contempt has no coarse label  # fmt: skip
-
-
-def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
-    """Return (edit distance in words, reference length) after lowercasing and dropping punctuation."""
-    norm = lambda s: "".join(c if c.isalnum() or c.isspace() else " " for c in s.lower()).split()
-    ref, hyp = norm(reference), norm(hypothesis)
-    d = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, d[0] = d[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r != h))
-    return d[len(hyp)], len(ref)
 
 
 def synthesize(text: str, path: Path, speed: int = 160) -> Path:

@@ -1,4 +1,4 @@
-"""Metrics: classification, response generation, cause spans and cost.
+"""Metrics: classification, response generation, cause spans, word errors and cost.
 
 Classification uses scikit-learn, BLEU uses NLTK's corpus BLEU (method-1 smoothing),
 ROUGE-L uses Google's rouge-score; none needs a download at run time.
@@ -61,6 +61,22 @@ def generation(references: Sequence[str], replies: Sequence[str]) -> dict:
     result["dist1"], result["dist2"] = distinct(replies, 1), distinct(replies, 2)
     result["avg_length"] = round(float(np.mean([len(h) for h in hyp])), 2)
     return result
+
+
+def _plain_words(text: str) -> list[str]:
+    text = text.lower().replace("’", "'")
+    return "".join(c if c.isalnum() or c.isspace() or c == "'" else " " for c in text).split()
+
+
+def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """Return (word edit distance, reference length) lowercased, punctuation but apostrophes dropped; WER is their ratio."""
+    ref, hyp = _plain_words(reference), _plain_words(hypothesis)
+    d = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, d[0] = d[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r != h))
+    return d[len(hyp)], len(ref)
 
 
 def span_overlap(predicted: str, gold: str) -> tuple[float, float]:

@@ -26,3 +26,9 @@ def test_cause_span_overlap_uses_best_gold_span():
 
 def test_cost_means():
     assert metrics.cost([1.0, 3.0], [2, 4], [10, 30])["seconds_per_sample"] == 2.0
+
+
+def test_word_errors_count_edits_over_the_reference_ignoring_case_and_punctuation():
+    assert metrics.word_errors("I’m here, with you.", "i'm here with you") == (0, 4)
+    assert metrics.word_errors("one step at a time", "one stop at time") == (2, 5)  # a substitution, a deletion
+    assert metrics.word_errors("so tired", "so so tired today") == (2, 2)  # insertions count too
