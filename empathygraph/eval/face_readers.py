@@ -93,7 +93,7 @@ def read_expression(
 
 
 @lru_cache(maxsize=1)
-def _detector():  # noqa: ANN202 - tools.face.FaceDetector
+def _detector():
     from empathygraph.tools.config import PerceptionConfig
     from empathygraph.tools.face import FaceDetector
 

@@ -20,8 +20,8 @@ from empathygraph.generators.avatar.face_points import (
 )
 from empathygraph.generators.avatar.mouth import paint_mouth
 from empathygraph.generators.avatar.portrait_moves import speech_moves
-from empathygraph.generators.avatar.warp import Rig, invert
 from empathygraph.generators.avatar.video import probe, read_frames
+from empathygraph.generators.avatar.warp import Rig, invert
 from empathygraph.schemas import AgeGroup, AvatarProfile, CoarseEmotion, Gender
 
 needs_people = pytest.mark.skipif(importlib.util.find_spec("openpeople") is None, reason="openpeople is not installed")

@@ -72,7 +72,7 @@ def align(points: np.ndarray, onto: np.ndarray, anchors: tuple[int, ...] = STABL
 
 
 @lru_cache(maxsize=1)
-def face_models():  # noqa: ANN202 - private, typed by its callers
+def face_models():
     from empathygraph.tools.face import FaceDetector
     from empathygraph.tools.landmarks import FaceMesh
 
