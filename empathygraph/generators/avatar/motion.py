@@ -198,11 +198,8 @@ def bilabial_closure(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np
 def lip_shape_from_phonemes(phonemes: list[PhonemeTiming], frames: int, fps: int) -> np.ndarray:
     """Map phoneme timings to lip shape per frame: -1 rounded (o, u, w), +1 spread (i, e, s), eased."""
     shape = np.zeros(frames)
-    for item in phonemes:
-        symbol = item.phoneme[:1]
-        value = -1.0 if symbol in _ROUNDED else 0.6 if symbol in _SPREAD else 0.0
-        start, end = int(item.start * fps), max(int(item.start * fps) + 1, int(item.end * fps))
-        shape[start:end] = value
+    for symbol, start, end in _spans(phonemes, fps):
+        shape[start:end] = -1.0 if symbol in _ROUNDED else 0.6 if symbol in _SPREAD else 0.0
     return np.convolve(shape, np.array([0.25, 0.5, 0.25]), mode="same")
 
 
