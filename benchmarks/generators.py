@@ -1,8 +1,13 @@
 """Speed and quality of the avatars (cartoon vs portrait) and the voices by profile; prints one JSON object.
 
-Run: .venv/bin/python benchmarks/generators.py [--avatars procedural portrait] [--no-voices] [--no-reference]
+Run: .venv/bin/python benchmarks/generators.py [--avatars procedural portrait] [--parts speed quality reference voices]
 
-Avatars, each rendering the 7 emotions of one reply (the default profile; speech by Piper,
+``speed``: frames per second of each avatar's ``animate`` (encode included) on the two-sentence
+reply, median of 3: over wall-clock seconds (``fps``, which a shared machine slows) and over the
+CPU seconds spent (``fps_per_cpu_second``, which load hardly changes; on 2 free cores the
+wall-clock fps lies between it and twice it).
+
+``quality``: avatars, each rendering the 7 emotions of one reply (the default profile; speech by Piper,
 whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
 - ``expression_agreement``: the share of the 7 videos whose peak expression is the intended one,
   read by the bundled classifier (``tools/face.py``, which the cartoon was calibrated on) and by
@@ -14,9 +19,8 @@ whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
   is the same similarity between different packaged people.
 - ``lipsync_r``: loudness vs the face mesh's lip gap on the frames (both avatars), and vs the
   painted mouth's area (cartoon).
-- ``fps``: frames / seconds of ``animate`` (encode included), median of 3 renders; the machine
-  is shared, so ``fps_vs_procedural`` is the same-run ratio.
-Voices, per profile and backend, on the three example replies: WER by whisper base, median F0
+``reference``: what both classifiers read on the sheet photos, and dlib's similarity between people.
+``voices``: per profile and backend, on the three example replies: WER by whisper base, median F0
 against the profile's expected range, RTF, first-sentence latency, whisper's English probability.
 """
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -33,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.generators import GeneratorsConfig, build_renderer
+from empathygraph.generators import GeneratorsConfig, PlanRenderer, build_renderer
 from empathygraph.schemas import (
     AgeGroup,
     AvatarDirectives,
@@ -50,6 +55,7 @@ REPLIES = [
     "That sounds exhausting. What part of the day feels the hardest for you right now?",
     "It makes sense that you feel proud. You worked hard for this, and it shows. How did your family react?",
 ]
+PARTS = ("speed", "quality", "reference", "voices")
 PROFILES = [
     AvatarProfile(),
     AvatarProfile(age=AgeGroup.CHILD, gender=Gender.FEMALE),
@@ -131,19 +137,17 @@ def avatar_section(name: str, out: Path) -> dict[str, object]:
         config = GeneratorsConfig(speech=speech, avatar=name)
         renderer = build_renderer(config)
         renderer.prepare()
-        videos, fps_runs, lips = {}, [], {}
+        videos, lips = {}, {}
         for emotion in CoarseEmotion:
             _, video = renderer.render(plan(REPLIES[1], emotion), out / f"{name}-{speech}-{emotion.value}")
             if video.error:
                 raise RuntimeError(video.error)
             videos[emotion] = video.files["video"]
-            fps_runs.append(int(video.settings["frames"]) / video.seconds)
-        audio = (out / f"{name}-{speech}-neutral" / "reply.wav")
+        audio = out / f"{name}-{speech}-neutral" / "reply.wav"
         lips["mesh"] = round(lipsync_r(videos[CoarseEmotion.NEUTRAL], audio, config.fps, reader="mesh"), 4)
         if name == "procedural":
             lips["painted_mouth"] = round(lipsync_r(videos[CoarseEmotion.NEUTRAL], audio, config.fps), 4)
         section: dict[str, object] = {
-            "fps_median": round(statistics.median(fps_runs), 2),
             "lipsync_r": lips,
             "mouth_from": video.settings.get("mouth_from"),
             "expression_agreement": expression_reads(videos),
@@ -154,6 +158,43 @@ def avatar_section(name: str, out: Path) -> dict[str, object]:
             section["identity"] = identity(rig.image, videos)
         result[speech] = section
     return result
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the video encoder) so far."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def speed_section(name: str, out: Path, runs: int = 3) -> dict[str, object]:
+    """Frames per second of ``animate`` alone (encode included) on the two-sentence reply, median of ``runs``.
+
+    ``fps`` is frames over wall-clock seconds, which a shared machine slows; ``fps_per_cpu_second``
+    is frames over the CPU seconds spent (this process and the encoder), which load hardly changes:
+    on 2 free cores the wall-clock fps lies between it (serial) and twice it (both cores busy).
+    """
+    from empathygraph.generators.audio import write_wav
+    from empathygraph.generators.renderer import join_speech
+
+    renderer = build_renderer(GeneratorsConfig(speech="kokoro", avatar=name))
+    renderer.prepare()
+    reply = plan(TWO_SENTENCES)
+    speech = join_speech(list(renderer.speak(reply)))
+    audio = out / f"speed-{name}.wav"
+    write_wav(audio, speech.audio, speech.sample_rate)
+    walls, cpus, frames = [], [], 0
+    for run in range(runs):
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        settings = renderer.avatar.animate(speech, audio, reply.avatar, reply.profile, out / f"speed-{name}-{run}.mp4")  # type: ignore[union-attr]
+        walls.append(time.perf_counter() - wall)
+        cpus.append(cpu_seconds() - cpu)
+        frames = int(settings["frames"])
+    return {
+        "frames": frames,
+        "fps": round(frames / statistics.median(walls), 2),
+        "fps_per_cpu_second": round(frames / statistics.median(cpus), 2),
+        "load_avg": round(os.getloadavg()[0], 2),
+    }
 
 
 def transfer_section(out: Path) -> dict[str, object] | None:
@@ -208,6 +249,12 @@ def reference_section() -> dict[str, object]:
 # --- voices --------------------------------------------------------------------------------
 
 
+def voice_name(renderer: PlanRenderer, profile: AvatarProfile) -> str:
+    """The Kokoro voice mix a profile gets, or the Piper model file that speaks it."""
+    described = renderer.speech.describe(plan("x", CoarseEmotion.NEUTRAL, profile).speech, profile)  # type: ignore[union-attr]
+    return str(described.get("model") if described.get("voice") in (None, "piper") else described["voice"])
+
+
 def voice_section() -> dict[str, object]:
     """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence."""
     from math import gcd
@@ -250,7 +297,7 @@ def voice_section() -> dict[str, object]:
             f0 = statistics.median(f0s)
             rows.append({
                 "profile": _label(profile), "backend": backend,
-                "voice": renderer.speech.describe(plan("x", CoarseEmotion.NEUTRAL, profile).speech, profile).get("voice"),  # type: ignore[union-attr]
+                "voice": voice_name(renderer, profile),
                 "wer": round(statistics.mean(wers), 4), "f0_median_hz": round(f0, 1),
                 "f0_expected_hz": [round(low), round(high)], "f0_in_range": low <= f0 <= high,
                 "rtf": round(synth / audio_s, 3), "first_sentence_s": round(statistics.median(firsts), 3),
@@ -262,25 +309,22 @@ def voice_section() -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--avatars", nargs="*", default=["procedural", "portrait"])
-    parser.add_argument("--no-voices", action="store_true")
-    parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
-    result: dict[str, object] = {"machine": {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0],
-                                             "python": sys.version.split()[0], "out": str(out)}}  # fmt: skip
-    avatars = {name: avatar_section(name, out) for name in args.avatars}
-    if "procedural" in avatars and "portrait" in avatars:
-        for speech in ("piper", "kokoro"):
-            ratio = avatars["portrait"][speech]["fps_median"] / avatars["procedural"][speech]["fps_median"]
-            avatars["portrait"][speech]["fps_vs_procedural"] = round(ratio, 3)
-    result["avatars"] = avatars
-    if "portrait" in args.avatars:
-        result["portrait_any_face"] = transfer_section(out)
-    if not args.no_reference:
+    machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0]}
+    result: dict[str, object] = {"machine": machine | {"out": str(out)}}
+    if "speed" in args.parts:
+        result["speed"] = {name: speed_section(name, out) for name in args.avatars}
+    if "quality" in args.parts:
+        result["avatars"] = {name: avatar_section(name, out) for name in args.avatars}
+        if "portrait" in args.avatars:
+            result["portrait_any_face"] = transfer_section(out)
+    if "reference" in args.parts:
         result["reference"] = reference_section()
-    if not args.no_voices:
+    if "voices" in args.parts:
         result["voices"] = voice_section()
-    result["machine"]["load_avg_at_end"] = os.getloadavg()[0]  # type: ignore[index]
+    machine["load_avg_at_end"] = os.getloadavg()[0]
     print(json.dumps(result))
 
 

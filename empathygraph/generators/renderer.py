@@ -100,7 +100,7 @@ class PlanRenderer:
                 chunks.append(chunk)
             if not chunks:
                 raise GeneratorError("speech: the voice produced no audio for this text")
-            speech = _join(chunks)
+            speech = join_speech(chunks)
             speech.settings = self.speech.describe(plan.speech, plan.profile) if self.speech else {}
             path = out_dir / AUDIO_FILE
             with writing(path) as partial:  # a crash mid-write leaves no reply.wav
@@ -137,7 +137,7 @@ class PlanRenderer:
         return media
 
 
-def _join(chunks: list[SpeechChunk]) -> Speech:
+def join_speech(chunks: list[SpeechChunk]) -> Speech:
     """Join sentence chunks into one reply, shifting each chunk's phoneme times."""
     rate = chunks[0].sample_rate
     phonemes = []
