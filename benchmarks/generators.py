@@ -312,8 +312,9 @@ def main() -> None:
     parser.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
-    machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0]}
-    result: dict[str, object] = {"machine": machine | {"out": str(out)}}
+    machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0],
+               "out": str(out)}  # fmt: skip
+    result: dict[str, object] = {"machine": machine}
     if "speed" in args.parts:
         result["speed"] = {name: speed_section(name, out) for name in args.avatars}
     if "quality" in args.parts:
