@@ -34,6 +34,18 @@ def _smooth(line: np.ndarray, points: int = 31) -> np.ndarray:
     return CubicSpline(t, line, axis=0)(np.linspace(0, len(line) - 1, points))
 
 
+def _taper(up: np.ndarray, low: np.ndarray, reach: float = 0.22) -> tuple[np.ndarray, np.ndarray]:
+    """Close the opening gradually over the outer ``reach`` of each side, so the corners come to a point.
+
+    A spline through the inner-lip points leaves the opening's ends blunt (a dark square at each
+    corner, past the lips' own corners); lips meet at a corner in a narrowing wedge.
+    """
+    t = np.linspace(0.0, 1.0, len(up))
+    keep = (np.clip(np.minimum(t, 1.0 - t) / reach, 0.0, 1.0) ** 0.6)[:, None]
+    middle = (up + low) / 2
+    return middle + (up - middle) * keep, middle + (low - middle) * keep
+
+
 def paint_mouth(frame: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> float:
     """Paint the mouth's inside into ``frame`` (RGB uint8, in place); return the opening in pixels.
 
@@ -57,6 +69,7 @@ def paint_mouth(frame: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> floa
     origin = np.array([x0, y0], np.float64)
     up, low = _smooth(upper - origin), _smooth(lower - origin)
     low[:, 1] = np.maximum(low[:, 1], up[:, 1])  # the lines may cross at the corners: no negative opening
+    up, low = _taper(up, low)
     inside = _fill(shape, np.vstack([up, low[::-1]]))
 
     ys, xs = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float32)
