@@ -49,14 +49,8 @@ class Scenario(BaseModel):
     turns: list[TurnSpec] = Field(min_length=1)
 
     def portrait_path(self, base: Path) -> Path | None:
-        """The listener's portrait photo, relative to the scenario file (None: the profile's packaged person)."""
-        if self.portrait is None:
-            return None
-        path = Path(self.portrait).expanduser()
-        path = path if path.is_absolute() else base / path
-        if not path.is_file():
-            raise ScenarioError(f"portrait file not found: {path}")
-        return path
+        """The listener's portrait photo inside the scenario's folder (None: the profile's packaged person)."""
+        return None if self.portrait is None else _inside(base.resolve(), self.portrait, "portrait")
 
     def turn_inputs(self, base: Path) -> list[TurnInput]:
         """The turns with media paths resolved, checked to exist and to lie inside ``base``.
@@ -73,17 +67,22 @@ class Scenario(BaseModel):
                 value = getattr(spec, kind)
                 if value is None:
                     continue
-                path = (root / value).resolve()
-                if not path.is_relative_to(root):
-                    raise ScenarioError(f"turn {index}: {kind} '{value}' is outside the scenario's folder {root}")
-                if not path.is_file():
-                    raise ScenarioError(f"turn {index}: {kind} file not found: {path}")
-                paths[kind] = path
+                paths[kind] = _inside(root, value, f"turn {index}: {kind}")
             try:
                 inputs.append(TurnInput(text=spec.text, profile=self.profile if index == 1 else None, **paths))
             except InputError as exc:
                 raise ScenarioError(f"turn {index}: {exc}") from None
         return inputs
+
+
+def _inside(root: Path, value: str, what: str) -> Path:
+    """A file named relative to the scenario's folder ``root``, refused if missing or outside it."""
+    path = (root / value).resolve()
+    if not path.is_relative_to(root):
+        raise ScenarioError(f"{what} '{value}' is outside the scenario's folder {root}")
+    if not path.is_file():
+        raise ScenarioError(f"{what} file not found: {path}")
+    return path
 
 
 def load_scenario(path: str | Path, limits: PerceptionConfig | None = None) -> tuple[Scenario, list[TurnInput]]:

@@ -137,6 +137,21 @@ def test_a_scenario_cannot_name_media_outside_its_folder(where, tmp_path: Path):
         load_scenario(path)
 
 
+@pytest.mark.parametrize("where", ["../face.jpg", "/etc/hostname", "link.jpg"])
+def test_a_scenario_cannot_name_a_portrait_outside_its_folder(where, tmp_path: Path):
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (tmp_path / "face.jpg").write_bytes(b"not read")
+    (folder / "link.jpg").symlink_to(tmp_path / "face.jpg")
+    (folder / "own.jpg").write_bytes(b"not read")
+    path = write_scenario(folder, f"name: x\nportrait: {where}\nturns:\n  - text: hi\n")
+    spec, _ = load_scenario(path)
+    with pytest.raises(ScenarioError, match=rf"portrait '{where}' is outside the scenario's folder"):
+        spec.portrait_path(folder)
+    inside = write_scenario(folder, "name: x\nportrait: own.jpg\nturns:\n  - text: hi\n")
+    assert load_scenario(inside)[0].portrait_path(folder) == (folder / "own.jpg").resolve()
+
+
 @pytest.mark.parametrize(("text", "problem"), [
     (hostile.BOMB, "anchors expand it to over 100,000 values"),
     ("name: &n [*n]\nturns: [{text: hi}]\n", "an anchor refers to itself"),
