@@ -86,7 +86,11 @@ class TraceConfig(Section):
 class SessionsConfig(Section):
     """Where conversations persist between runs."""
 
-    db: str | None = Field(default=None, description="SQLite file (default: <home>/sessions.sqlite); ':memory:' keeps nothing")
+    db: str | None = Field(
+        default=None,
+        description="SQLite file (default: <home>/sessions.sqlite); ':memory:' keeps nothing; "
+        "postgresql://user@host:port/db shares sessions between processes and machines",
+    )
     checkpoints: Literal["step", "turn"] = Field(
         default="step", description="step: save after every step, so a turn cut short, even by a killed process, "
         "resumes from its last finished step (about 6 ms of CPU a turn); turn: save when a turn ends or fails "
@@ -115,10 +119,17 @@ class Config(Section):
         return self
 
     def session_db(self) -> str:
-        """The checkpointer's SQLite path, or ':memory:'."""
+        """The checkpointer's SQLite path, ':memory:', or a PostgreSQL URL."""
         if self.sessions.db is None:
             return str(default_home() / "sessions.sqlite")
-        return self.sessions.db if self.sessions.db == ":memory:" else str(Path(self.sessions.db).expanduser())
+        if self.sessions.db == ":memory:" or is_postgres_url(self.sessions.db):
+            return self.sessions.db
+        return str(Path(self.sessions.db).expanduser())
+
+
+def is_postgres_url(text: str) -> bool:
+    """Whether a session store names a PostgreSQL server rather than a SQLite file."""
+    return text.startswith(("postgresql://", "postgres://"))
 
 
 def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +65,23 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+# A PostgreSQL database the session tests may use (CI: scripts/postgres_test_server.sh); they skip without it.
+POSTGRES_URL_ENV = "EMPATHYGRAPH_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def session_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A session store of each kind: a SQLite file, and the test PostgreSQL database when there is one."""
+    if request.param == "sqlite":
+        return str(tmp_path / "sessions.sqlite")
+    url = os.environ.get(POSTGRES_URL_ENV)
+    if not url:
+        pytest.skip(f"no PostgreSQL for the session tests (set {POSTGRES_URL_ENV}; scripts/postgres_test_server.sh)")
+    return url
+
+
+def unique_session(name: str) -> str:
+    """A session id no earlier test run used (a PostgreSQL database outlives a test)."""
+    return f"{name}-{uuid.uuid4().hex[:12]}"

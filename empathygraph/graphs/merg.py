@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from empathygraph import schemas
 from empathygraph import state as state_module
 from empathygraph.agents.spec import AgentSpec, Node, Route
-from empathygraph.config import Config
+from empathygraph.config import Config, is_postgres_url
 from empathygraph.context import RunContext
 from empathygraph.graphs.lifecycle import begin_turn
 from empathygraph.graphs.registry import AGENTS, STEPS
@@ -77,10 +77,15 @@ def connect_sessions(path: str) -> sqlite3.Connection:
 
 
 def open_checkpointer(config: Config, types: Sequence[type] = ()) -> BaseCheckpointSaver:
-    """The session store: a SQLite file by default, in memory for ':memory:' (``types``: more state types)."""
+    """The session store: a SQLite file by default, in memory for ':memory:', PostgreSQL for a
+    ``postgresql://`` URL (``types``: more state types)."""
     path = config.session_db()
     if path == ":memory:":
         return InMemorySaver(serde=session_serializer(types))
+    if is_postgres_url(path):
+        from empathygraph.graphs.postgres_sessions import open_postgres
+
+        return open_postgres(path, session_serializer(types))
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     return SqliteSaver(connect_sessions(path), serde=session_serializer(types))
