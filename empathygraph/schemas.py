@@ -361,6 +361,14 @@ class AvatarDirectives(Record):
     head_motion: Literal["still", "nod", "tilt", "shake"] = "nod"
 
 
+class ReplyVoice(Record):
+    """How the reply a step is about to write will sound: sent before its first word, so its
+    sentences can be spoken while the rest is still being written."""
+
+    speech: SpeechStyle
+    profile: AvatarProfile
+
+
 class ResponsePlan(StepOutput):
     """The reply and how to voice and show it: what goes to the generators."""
 

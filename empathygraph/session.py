@@ -174,11 +174,20 @@ class Empathizer:
         """Run one turn, yielding typed events as they happen; the last is ``TurnFinished``.
 
         See ``empathygraph.trace.events`` for the events (steps started and finished,
-        reflection verdicts, reply tokens, media ready).
+        reflection verdicts, reply tokens, media ready). With media (``out_dir``) and a voice,
+        the reply is spoken sentence by sentence while it is written (``SpeechReady``).
         """
         started = time.perf_counter()
         stream = self.stream(turn, session_id=session_id, out_dir=out_dir, stream_mode=STREAM_MODES)
-        yield from turn_events(stream, lambda: self._result(session_id, time.perf_counter() - started))
+        events = turn_events(stream, lambda: self._result(session_id, time.perf_counter() - started))
+        renderer = self.renderer if out_dir is not None else None
+        if renderer is not None:
+            from empathygraph.generators import PlanRenderer
+            from empathygraph.live_speech import speak_along
+
+            if isinstance(renderer, PlanRenderer) and renderer.config.speech != "none":
+                events = speak_along(events, renderer, out_dir)
+        yield from events
 
     def respond(
         self,

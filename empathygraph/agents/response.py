@@ -20,7 +20,7 @@ from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
-from empathygraph.schemas import AvatarProfile, ResponsePlan, Strategy
+from empathygraph.schemas import AvatarProfile, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
 
 TASK = (
@@ -120,6 +120,9 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     messages = build_messages(state, task, history_turns=config.history_turns)
+    emotion = state["emotion"]
+    voice = ReplyVoice(speech=speech_style(emotion), profile=profile)
+    runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
     schema: type[ResponseDraft | QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
     answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
                  max_tokens=QUESTION_MAX_TOKENS if asks else MAX_TOKENS)
@@ -138,12 +141,11 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         trimmed = trim_to_sentences(reply, config.reply_max_words, keep_question=asks)
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
-    emotion = state["emotion"]
     plan = ResponsePlan(
         text=reply,
-        speech=speech_style(emotion),
+        speech=voice.speech,
         avatar=avatar_directives(emotion, strategy),
-        profile=profile,
+        profile=voice.profile,
     )
     record = agent_record(
         "response",

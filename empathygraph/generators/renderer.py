@@ -2,12 +2,18 @@
 
 Each medium is timed and reported as a ``RenderedMedia``; a failing backend becomes
 ``RenderedMedia(error=...)`` so the turn keeps its text and whatever else rendered.
+Speech is made one sentence at a time and remembered for a while (``SpeechMemo``): a
+sentence spoken while the reply was still being written (``generators.live``) is not
+spoken again when the finished reply is rendered.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +29,46 @@ from empathygraph.generators.base import (
     SpeechSynthesizer,
 )
 from empathygraph.generators.config import GeneratorsConfig
-from empathygraph.schemas import ResponsePlan
+from empathygraph.generators.speech.text import sentences
+from empathygraph.schemas import AvatarProfile, ResponsePlan, SpeechStyle
 
 AUDIO_FILE = "reply.wav"
 VIDEO_FILE = "avatar.mp4"
+MEMO_SENTENCES = 64
+
+
+class SpeechMemo:
+    """The audio of recent sentences, by the sentence and the voice that spoke it.
+
+    A sentence that another thread is still speaking is waited for, not spoken twice; a
+    failure is not remembered (the next request tries again).
+    """
+
+    def __init__(self, size: int = MEMO_SENTENCES) -> None:
+        self.size = size
+        self._made: OrderedDict[tuple[str, ...], Future[list[SpeechChunk]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...], make: Callable[[], list[SpeechChunk]]) -> list[SpeechChunk]:
+        """The chunks remembered for ``key``, or ``make()``'s (raises what ``make`` raises)."""
+        with self._lock:
+            found = self._made.get(key)
+            maker = found is None  # this caller makes it; any other waits on it
+            if found is not None:
+                self._made.move_to_end(key)
+            else:
+                found = self._made[key] = Future()
+                while len(self._made) > self.size:
+                    self._made.popitem(last=False)
+        if maker:
+            try:
+                found.set_result(make())
+            except Exception as exc:
+                found.set_exception(exc)
+                with self._lock:
+                    if self._made.get(key) is found:
+                        del self._made[key]
+        return found.result()
 
 
 class PlanRenderer:
@@ -47,6 +89,7 @@ class PlanRenderer:
         self._avatar_factory = avatar
         self._speech: SpeechSynthesizer | None = None
         self._avatar: AvatarAnimator | None = None
+        self._memo = SpeechMemo()
 
     @property
     def speech(self) -> SpeechSynthesizer | None:
@@ -69,9 +112,20 @@ class PlanRenderer:
 
     def speak(self, plan: ResponsePlan) -> Iterator[SpeechChunk]:
         """Stream the reply's speech one sentence at a time (raises ``GeneratorError``)."""
+        self._voice()
+        pieces = sentences(plan.text, self.config.max_sentence_chars, self.config.max_text_chars)
+        return (chunk for piece in pieces for chunk in self.sentence_audio(piece, plan.speech, plan.profile))
+
+    def sentence_audio(self, sentence: str, style: SpeechStyle, profile: AvatarProfile) -> list[SpeechChunk]:
+        """One sentence (as ``sentences`` cuts a reply) spoken in ``style``; made once while remembered."""
+        voice = self._voice()
+        key = (voice.name, sentence, style.model_dump_json(), profile.model_dump_json())
+        return self._memo.get(key, lambda: list(voice.stream(sentence, style, profile)))
+
+    def _voice(self) -> SpeechSynthesizer:
         if self.speech is None:
             raise GeneratorError("speech: no speech backend is configured (generators.speech is 'none')")
-        return self.speech.stream(plan.text, plan.speech, plan.profile)
+        return self.speech
 
     def render(self, plan: ResponsePlan, out_dir: Path) -> list[RenderedMedia]:
         """Write ``reply.wav`` and ``avatar.mp4`` into ``out_dir``; never raises.

@@ -2,7 +2,9 @@
 
 ``tasks`` says when a step starts, ``updates`` when it finished and what it decided,
 ``messages`` carries the LLM's tokens (of which the reply text is picked out as it
-is written), ``custom`` carries whatever a node sends with ``emit``.
+is written), ``custom`` carries whatever a node sends with ``emit`` (a ``ReplyVoice``
+becomes ``ReplyStarted``). ``SpeechReady`` and ``SpeechWithdrawn`` come from speaking the
+reply while it is written (``empathygraph.live_speech``), not from the graph.
 
     for event in empathizer.events("My dog died."):
         match event:
@@ -20,7 +22,7 @@ from langchain_core.utils.json import parse_partial_json
 from langgraph.config import get_stream_writer
 
 from empathygraph.graphs.registry import reply_fields
-from empathygraph.schemas import Critique
+from empathygraph.schemas import Critique, ReplyVoice
 from empathygraph.trace.records import StepRecord
 from empathygraph.turn import TurnResult
 
@@ -64,6 +66,30 @@ class ReplyToken:
 
 
 @dataclass(frozen=True)
+class ReplyStarted:
+    """A step is about to write a reply that will sound as ``voice``."""
+
+    voice: ReplyVoice
+
+
+@dataclass(frozen=True)
+class SpeechReady:
+    """One sentence of the reply was spoken into the WAV at ``path``; sentences play in ``index`` order."""
+
+    index: int
+    text: str
+    path: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class SpeechWithdrawn:
+    """Sentences from ``keep`` on were spoken from a draft the reply no longer has: drop them (others follow)."""
+
+    keep: int
+
+
+@dataclass(frozen=True)
 class MediaReady:
     """A generator wrote a media file (``kind``: audio, video, …)."""
 
@@ -85,7 +111,8 @@ class TurnFinished:
     result: TurnResult
 
 
-TurnEvent = StepStarted | StepFinished | Verdict | ReplyToken | MediaReady | CustomEvent | TurnFinished
+TurnEvent = (StepStarted | StepFinished | Verdict | ReplyStarted | ReplyToken | SpeechReady | SpeechWithdrawn
+             | MediaReady | CustomEvent | TurnFinished)
 
 
 def emit(**data: Any) -> None:
@@ -176,5 +203,5 @@ def turn_events(stream: Iterable[tuple[str, Any]], finish: Callable[[], TurnResu
             if text:
                 yield ReplyToken(text, node)
         elif mode == "custom":
-            yield CustomEvent(data)
+            yield ReplyStarted(data) if isinstance(data, ReplyVoice) else CustomEvent(data)
     yield TurnFinished(finish())

@@ -53,6 +53,21 @@ def sentences(text: str, max_chars: int = 250, max_text_chars: int = 20000) -> l
     return [p for p in pieces if re.search(r"\w", p)]
 
 
+def complete_sentences(text: str, max_chars: int = 250) -> list[str]:
+    """The sentences of a reply still being written that are complete (more text follows them).
+
+    They are the same sentences ``sentences`` finds in the whole reply, so speech of the
+    first ones can start before the rest exists.
+    """
+    ends = list(_SENTENCE_END.finditer(text))
+    if not ends:
+        return []
+    try:
+        return sentences(text[: ends[-1].end()], max_chars)
+    except GeneratorError:  # nothing speakable yet
+        return []
+
+
 def _split_long(sentence: str, max_chars: int) -> list[str]:
     """Cut an over-long sentence at clause breaks, then at word boundaries."""
     if len(sentence) <= max_chars:

@@ -1,0 +1,181 @@
+"""The reply is spoken sentence by sentence while it is written, and the render step reuses that speech."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from empathygraph.backbones import ScriptedChatModel
+from empathygraph.generators import GeneratorsConfig, build_renderer
+from empathygraph.generators.audio import read_wav
+from empathygraph.generators.renderer import SpeechMemo
+from empathygraph.generators.speech.text import complete_sentences, sentences
+from empathygraph.trace.events import (
+    ReplyStarted,
+    SpeechReady,
+    SpeechWithdrawn,
+    StepFinished,
+    TurnEvent,
+    TurnFinished,
+)
+from tests.conftest import DEFAULT_SCRIPT, make_empathizer, test_config
+from tests.observe.conftest import ACCEPT, REVISE
+
+TWO_SENTENCES = "I'm so sorry your dog died. The house must feel so quiet without him."
+
+
+class SlowWriter(ScriptedChatModel):
+    """A scripted model that writes at an LLM's pace (each word takes ``seconds_per_word``)."""
+
+    seconds_per_word: float = 0.1
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for chunk in super()._stream(*args, **kwargs):
+            time.sleep(self.seconds_per_word)
+            yield chunk
+
+
+def speaking_empathizer(**script: Any):
+    model = SlowWriter(script={**DEFAULT_SCRIPT, "ResponseDraft": {"reply": TWO_SENTENCES}, **script})
+    config = test_config(generators={"speech": "piper", "avatar": "none"})
+    empathizer = make_empathizer(model, config)
+    empathizer.renderer.prepare()  # the voice loads before the turn, as a server's does
+    return empathizer
+
+
+def count_synthesis(empathizer, started: dict[str, float] | None = None) -> list[str]:
+    """Record every sentence the voice backend is asked to speak (and in ``started``, when)."""
+    spoken: list[str] = []
+    voice = empathizer.renderer.speech
+    original = voice.stream
+
+    def counted(text, style, profile):
+        spoken.append(text)
+        if started is not None:
+            started.setdefault(text, time.perf_counter())
+        return original(text, style, profile)
+
+    voice.stream = counted
+    return spoken
+
+
+def heard(events: list[TurnEvent]) -> list[str]:
+    """What a listener ends up with: sentences in order, withdrawn ones dropped."""
+    kept: list[str] = []
+    for event in events:
+        if isinstance(event, SpeechWithdrawn):
+            del kept[event.keep:]
+        elif isinstance(event, SpeechReady):
+            assert event.index == len(kept), "sentences arrive in order"
+            kept.append(event.text)
+    return kept
+
+
+def test_first_sentence_is_spoken_before_the_reply_is_finished_and_render_reuses_it(tmp_path):
+    empathizer = speaking_empathizer()
+    began: dict[str, float] = {}
+    asked = count_synthesis(empathizer, began)
+    events, at = [], []
+    for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path):
+        events.append(event)
+        at.append(time.perf_counter())
+    result = events[-1].result
+    assert isinstance(events[-1], TurnFinished)
+    ready = [e for e in events if isinstance(e, SpeechReady)]
+    response_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "response")
+    render_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "render")
+    # The first sentence is being spoken while the reply's second is still being written (whatever
+    # else the machine is doing), and its audio is out before the reply's whole WAV.
+    assert began[ready[0].text] < at[response_done]
+    assert events.index(ready[0]) < render_done
+    assert [e.text for e in ready] == sentences(result.reply) == heard(events)
+    assert asked == sentences(result.reply), "each sentence is synthesised once: the render step reused them"
+    # The reply's WAV is the sentences' audio, one after the other.
+    joined = np.concatenate([read_wav(e.path)[0] for e in ready])
+    whole, _ = read_wav(result.media["audio"])
+    assert np.array_equal(joined, whole)
+    assert sum(e.duration_s for e in ready) == pytest.approx(len(whole) / read_wav(result.media["audio"])[1], abs=0.01)
+
+
+def test_a_rewrite_withdraws_only_the_sentences_it_changed(tmp_path):
+    rewritten = "I'm so sorry your dog died. You must miss him every single day."
+    empathizer = speaking_empathizer(ResponseDraft=[{"reply": TWO_SENTENCES}, {"reply": rewritten}],
+                                     ReflectionDraft=[REVISE, ACCEPT])
+    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
+    withdrawn = [e.keep for e in events if isinstance(e, SpeechWithdrawn)]
+    assert withdrawn == [1], "the shared first sentence stays; the second is replaced"
+    assert sum(isinstance(e, ReplyStarted) for e in events) == 2
+    assert heard(events) == sentences(rewritten) == sentences(events[-1].result.reply)
+
+
+def test_a_reply_trimmed_at_a_sentence_end_withdraws_the_cut_sentence(tmp_path):
+    long_reply = ("I'm so sorry your dog died. The house must feel so quiet without him now. "
+                  "Losing a friend who waited for you at the door every evening leaves a hole in each day.")
+    empathizer = speaking_empathizer(ResponseDraft={"reply": long_reply})
+    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
+    result = events[-1].result
+    assert len(sentences(result.reply)) < len(sentences(long_reply))  # the response agent trimmed it
+    assert heard(events) == sentences(result.reply)
+
+
+def test_no_live_speech_without_media_or_a_voice(tmp_path):
+    silent = make_empathizer(config=test_config(generators={"speech": "none", "avatar": "none"}))
+    assert not [e for e in silent.events("My dog died.", out_dir=tmp_path) if isinstance(e, SpeechReady)]
+    no_media = speaking_empathizer()
+    assert not [e for e in no_media.events("My dog died.") if isinstance(e, SpeechReady)]
+
+
+def test_complete_sentences_are_those_more_text_follows():
+    assert complete_sentences("I'm so sorry") == []
+    assert complete_sentences("I'm so sorry. The house") == ["I'm so sorry."]
+    assert complete_sentences("I'm so sorry. The house is quiet.") == ["I'm so sorry."]  # no text after it yet
+    whole = "Oh no! Are you okay? I hear you… It hurts."
+    assert complete_sentences(whole + " ") == sentences(whole)
+
+
+def test_the_memo_speaks_a_sentence_once_for_every_thread_and_forgets_failures():
+    memo = SpeechMemo(size=2)
+    made: list[str] = []
+    gate = threading.Event()
+
+    def make():
+        made.append("x")
+        gate.wait(5)
+        return ["chunk"]
+
+    threads = [threading.Thread(target=lambda: memo.get(("a",), make)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.1)
+    gate.set()
+    for thread in threads:
+        thread.join()
+    assert made == ["x"]
+
+    def broken():
+        raise RuntimeError("voice down")
+
+    with pytest.raises(RuntimeError):
+        memo.get(("b",), broken)
+    assert memo.get(("b",), lambda: ["fixed"]) == ["fixed"]
+    memo.get(("c",), lambda: ["c"])
+    memo.get(("d",), lambda: ["d"])
+    assert memo.get(("a",), lambda: ["again"]) == ["again"], "the oldest sentence was forgotten"
+
+
+def test_a_turn_renders_the_same_speech_as_before(tmp_path):
+    """Sentence by sentence through the memo, the reply's WAV is what the voice makes of the whole text
+    (Piper samples its prosody noise, so lengths agree within a few per cent, not to the sample)."""
+    renderer = build_renderer(GeneratorsConfig(avatar="none"))
+    from tests.generators.conftest import make_plan
+
+    plan = make_plan("First sentence here. Second one follows.")
+    (media,) = renderer.render(plan, tmp_path)
+    direct = np.concatenate([c.audio for c in renderer.speech.stream(plan.text, plan.speech, plan.profile)])
+    audio, _ = read_wav(media.files["audio"])
+    assert media.settings["sentences"] == 2 and len(audio) == pytest.approx(len(direct), rel=0.15)
