@@ -25,6 +25,7 @@ from empathygraph.errors import ConfigError
 from empathygraph.generators.config import GeneratorsConfig
 from empathygraph.paths import default_home
 from empathygraph.schemas import AvatarProfile, RiskCategory
+from empathygraph.serve.config import ServeConfig
 from empathygraph.tools.config import PerceptionConfig
 
 ENV_PREFIX = "EMPATHYGRAPH_"
@@ -108,6 +109,7 @@ class Config(Section):
     profile: AvatarProfile = Field(default_factory=AvatarProfile, description="the listener avatar by default")
     perception: PerceptionConfig = Field(default_factory=PerceptionConfig)
     generators: GeneratorsConfig = Field(default_factory=GeneratorsConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @model_validator(mode="after")
     def _fusion_sees_enough_labels(self) -> Config:

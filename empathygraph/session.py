@@ -238,6 +238,30 @@ class Empathizer:
             found[turn.turn_index] = turn
         return [found[index] for index in sorted(found)]
 
+    def prepare(self) -> dict[str, float]:
+        """Load every model now (the backbone, the perception tools, the voice and the avatar).
+
+        Returns:
+            Seconds spent on each part, e.g. ``{"backbone": 3.1, "text": 6.0, "asr": 1.2, ...}``.
+        """
+        spent: dict[str, float] = {}
+        started = time.perf_counter()
+        load = getattr(self.backbone.chat_model, "load", None)  # the embedded model loads on first use otherwise
+        if callable(load):
+            load()
+        spent["backbone"] = round(time.perf_counter() - started, 3)
+        spent.update(self.toolbox.warm_up(text=self.config.perception.text_emotion))
+        started = time.perf_counter()
+        prepare = getattr(self.renderer, "prepare", None)
+        if callable(prepare):
+            prepare()
+            spent["generators"] = round(time.perf_counter() - started, 3)
+        return spent
+
+    def forget(self, session_id: str) -> None:
+        """Delete a session from the store (its history and every checkpoint)."""
+        self.graph.checkpointer.delete_thread(session_id)
+
     def close(self) -> None:
         """Close the session store's connection (a PostgreSQL pool, a SQLite file); no turn runs after."""
         connection = getattr(self.graph.checkpointer, "conn", None)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,17 @@ DEFAULT_SCRIPT: dict[str, Any] = {
 def scripted(**overrides: Any) -> ScriptedChatModel:
     """A scripted chat model: the default script with some answers replaced."""
     return ScriptedChatModel(script={**DEFAULT_SCRIPT, **overrides})
+
+
+class SlowWriter(ScriptedChatModel):
+    """A scripted model that writes at an LLM's pace (each word of a streamed answer takes ``seconds_per_word``)."""
+
+    seconds_per_word: float = 0.05
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for chunk in super()._stream(*args, **kwargs):
+            time.sleep(self.seconds_per_word)
+            yield chunk
 
 
 def test_config(**sections: Any) -> Config:

@@ -11,6 +11,7 @@ from empathygraph.cli.eval import eval_command
 from empathygraph.cli.graph import graph
 from empathygraph.cli.models import models_app
 from empathygraph.cli.run import run
+from empathygraph.cli.serve import serve
 from empathygraph.cli.trace import trace_app
 
 # Model loaders' download-style progress bars would tear the live view; nothing is downloaded.
@@ -27,6 +28,7 @@ def _root() -> None:
 app.command()(run)
 app.command()(chat)
 app.command()(graph)
+app.command()(serve)
 app.command("eval")(eval_command)
 app.add_typer(trace_app, name="trace")
 app.add_typer(models_app, name="models")

@@ -157,7 +157,7 @@ class SentenceSpeaker:
                 path = self.out_dir / SENTENCE_FILE.format(serial=job.serial)
                 self.out_dir.mkdir(parents=True, exist_ok=True)
                 write_wav(path, speech.audio, speech.sample_rate)
-            except Exception:  # noqa: BLE001 - a voice that fails is reported by the render step, not here
+            except Exception:  # noqa: BLE001, S112 - a voice that fails is reported by the render step, not here
                 continue
             with self._lock:  # announced only if still the reply's, in order with any withdrawal
                 if self._current(job):

@@ -63,7 +63,7 @@ class SpeechMemo:
         if maker:
             try:
                 found.set_result(make())
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - handed to every waiter, raised by result()
                 found.set_exception(exc)
                 with self._lock:
                     if self._made.get(key) is found:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
-from empathygraph.backbones import ScriptedChatModel
 from empathygraph.generators import GeneratorsConfig, build_renderer
 from empathygraph.generators.audio import read_wav
 from empathygraph.generators.renderer import SpeechMemo
@@ -23,25 +21,14 @@ from empathygraph.trace.events import (
     TurnEvent,
     TurnFinished,
 )
-from tests.conftest import DEFAULT_SCRIPT, make_empathizer, test_config
+from tests.conftest import DEFAULT_SCRIPT, SlowWriter, make_empathizer, test_config
 from tests.observe.conftest import ACCEPT, REVISE
 
 TWO_SENTENCES = "I'm so sorry your dog died. The house must feel so quiet without him."
 
 
-class SlowWriter(ScriptedChatModel):
-    """A scripted model that writes at an LLM's pace (each word takes ``seconds_per_word``)."""
-
-    seconds_per_word: float = 0.1
-
-    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        for chunk in super()._stream(*args, **kwargs):
-            time.sleep(self.seconds_per_word)
-            yield chunk
-
-
 def speaking_empathizer(**script: Any):
-    model = SlowWriter(script={**DEFAULT_SCRIPT, "ResponseDraft": {"reply": TWO_SENTENCES}, **script})
+    model = SlowWriter(seconds_per_word=0.1, script={**DEFAULT_SCRIPT, "ResponseDraft": {"reply": TWO_SENTENCES}, **script})
     config = test_config(generators={"speech": "piper", "avatar": "none"})
     empathizer = make_empathizer(model, config)
     empathizer.renderer.prepare()  # the voice loads before the turn, as a server's does
