@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from empathygraph.cli.common import ConfigOption, SetOption, console, fail, run_config
+from empathygraph.config import describe_validation_error
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.graphs.postgres_sessions import redact
+from empathygraph.serve.config import ServeConfig
 
 
 def serve(
@@ -29,10 +32,12 @@ def serve(
         fail(f"serving needs {exc.name}: pip install 'fastapi' 'uvicorn' 'sse-starlette' 'python-multipart'")
     try:
         cfg = run_config(config, overrides)
+        if token:
+            cfg.serve = ServeConfig.model_validate({**cfg.serve.model_dump(), "token": token})
     except EmpathyGraphError as exc:
         fail(str(exc))
-    if token:
-        cfg.serve.token = token
+    except ValidationError as exc:
+        fail(describe_validation_error(exc, "--token"))
     where = f"http://{host}:{port}/"
     guarded = " (token required: open the page once as /?token=...)" if cfg.serve.token else ""
     console.print(f"[bold]empathygraph serve[/bold] · {where}{guarded} · sessions: {redact(cfg.session_db())} · "

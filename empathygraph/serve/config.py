@@ -19,7 +19,9 @@ class ServeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     token: str | None = Field(
-        default=None, description="bearer token every route but /healthz asks for (env EMPATHYGRAPH_SERVE__TOKEN)")
+        default=None, pattern=r"^[A-Za-z0-9._~+/=-]{8,}$",
+        description="bearer token every route but /healthz asks for: 8 or more letters, digits or ._~+/=- "
+        "(env EMPATHYGRAPH_SERVE__TOKEN)")
     media_dir: Path | None = Field(
         default=None, description="sessions' uploads and rendered media (default <home>/serve); replicas share it")
     cors_origins: list[str] = Field(default_factory=list, description="browser origins allowed to call the API")

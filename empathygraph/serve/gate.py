@@ -47,17 +47,21 @@ class TurnGate:
     def waiting(self) -> int:
         return len(self._waiting)
 
-    def join(self, session_id: str) -> Ticket:
-        """A ticket that runs now or waits in line (409: the session has a turn in already; 429: line full)."""
+    def check(self, session_id: str) -> None:
+        """Raise what ``join`` would refuse now (409: the session has a turn in already; 429: line full)."""
         if session_id in self._sessions:
             raise ApiError(409, "turn_in_progress", f"session {session_id} is answering a turn already; "
                            "send the next one when it has finished")
+        if (len(self._running) >= self.capacity or self._waiting) and len(self._waiting) >= self.max_queue:
+            raise ApiError(429, "busy", f"{len(self._waiting)} turns are waiting already; try again shortly",
+                           headers={"Retry-After": "5"})
+
+    def join(self, session_id: str) -> Ticket:
+        """A ticket that runs now or waits in line (raises as ``check`` does)."""
+        self.check(session_id)
         ticket = Ticket(session_id)
         if len(self._running) < self.capacity and not self._waiting:
             self._running.add(ticket)
-        elif len(self._waiting) >= self.max_queue:
-            raise ApiError(429, "busy", f"{len(self._waiting)} turns are waiting already; try again shortly",
-                           headers={"Retry-After": "5"})
         else:
             self._waiting.append(ticket)
             ticket.position = len(self._waiting)

@@ -18,10 +18,11 @@ from pathlib import Path
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.serve.files import SessionFiles
 from empathygraph.serve.gate import TurnGate
+from empathygraph.serve.problems import ApiError
 from empathygraph.serve.wire import ErrorData, Queued, Started, frame, to_wire
 from empathygraph.session import Empathizer
 from empathygraph.state import TurnInput
-from empathygraph.trace.events import TurnEvent
+from empathygraph.trace.events import TurnEvent, TurnFinished
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,24 @@ class TurnRunner:
         self.files = files
 
     def stream(self, session_id: str, turn: TurnInput, *, media: bool, received: float) -> AsyncIterator[dict[str, str]]:
-        """The turn's SSE messages; it joins the gate now (409 or 429 are raised here, before streaming)."""
-        ticket = self.gate.join(session_id)
-        return self._messages(ticket, session_id, turn, media, received)
+        """The turn's SSE messages (409 or 429 are raised here, before streaming).
 
-    async def _messages(self, ticket, session_id: str, turn: TurnInput, media: bool,
+        The turn joins the gate when its stream starts, so a response that never starts
+        (its client gone at once) holds no place.
+        """
+        self.gate.check(session_id)
+        return self._messages(session_id, turn, media, received)
+
+    async def _messages(self, session_id: str, turn: TurnInput, media: bool,
                         received: float) -> AsyncIterator[dict[str, str]]:
         def since() -> float:
             return time.perf_counter() - received
 
+        try:
+            ticket = self.gate.join(session_id)
+        except ApiError as refused:  # another request of the session got in between
+            yield frame("error", ErrorData(code=refused.code, message=refused.message), since())
+            return
         running = False
         try:
             while ticket.position > 0:
@@ -61,6 +71,9 @@ class TurnRunner:
             self._start(session_id, turn, media, lambda item: _post(loop, inbox, item),
                         lambda: _call(loop, self.gate.leave, ticket))
             while (item := await inbox.get()) is not _END:
+                if isinstance(item, TurnFinished | _Failed):
+                    # The session may take its next turn the moment its client hears this one is over.
+                    self.gate.leave(ticket)
                 if isinstance(item, int):  # the turn's index, known once it starts
                     yield frame("started", Started(session_id=session_id, turn_index=item), since())
                 elif isinstance(item, _Failed):
@@ -68,7 +81,7 @@ class TurnRunner:
                 elif (wire := to_wire(item, session_id, self.files)) is not None:  # type: ignore[arg-type]
                     yield frame(*wire, since())
         finally:
-            if not running:  # gave up waiting; a running turn leaves the gate when its thread ends
+            if not running:  # gave up waiting; a running turn leaves the gate when it ends (its thread, if not here)
                 self.gate.leave(ticket)
 
     def _start(self, session_id: str, turn: TurnInput, media: bool, post: Callable[[object], None],

@@ -111,3 +111,10 @@ def test_results_show_urls_not_server_paths(client, tmp_path):
     with (MEDIA / "sad_face.jpg").open("rb") as face:
         events = turn_events(client, "dora", data={"text": TEXT}, files={"image": ("me.jpg", face, "image/jpeg")})
     assert str(tmp_path) not in json.dumps([e.data for e in events])
+
+
+def test_a_session_takes_its_next_turn_the_moment_its_last_one_is_over(client):
+    """The client hears 'turn' and sends again at once: that turn is never refused as still running."""
+    for index in range(12):
+        events = turn_events(client, "eager", json={"text": f"{TEXT} ({index})"})
+        assert events[-1].name == "turn" and events[0].data["turn_index"] == index

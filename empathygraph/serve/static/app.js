@@ -228,7 +228,7 @@ const voice = {
   },
   withdraw(keep) {
     this.queue = this.queue.filter((sentence) => sentence.index < keep);
-    if (this.playing && this.playing.index >= keep) { $("speech").pause(); this.finished(); }
+    if (this.playing && this.playing.index >= keep) { $("speech").pause(); this.next(); }  // unsaid: not on the clock
   },
   next() {
     this.playing = this.queue.shift() || null;
