@@ -161,7 +161,11 @@ class ReplyWatcher:
             return ""
         if not isinstance(parsed, dict):
             return ""
-        text = " ".join(value for key in keys if isinstance(value := parsed.get(key), str) and value)
+        parts = [value.strip() for key in keys if isinstance(value := parsed.get(key), str) and value.strip()]
+        # A part another follows is a sentence of its own, as the reply is assembled (an acknowledgment the
+        # model left without a full stop gets one): so a sentence is known complete as soon as the next begins.
+        text = " ".join(part + "." if index < len(parts) - 1 and part[-1].isalnum() else part
+                        for index, part in enumerate(parts))
         shown = self._shown.get(node, "")
         if not text.startswith(shown) or len(text) == len(shown):
             return ""

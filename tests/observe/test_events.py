@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from empathygraph.agents.response import QuestionReplyDraft
 from empathygraph.trace.events import (
     ReplyToken,
     ReplyWatcher,
@@ -54,8 +55,8 @@ def test_a_revision_restarts_the_reply_and_each_verdict_is_an_event():
 
 def test_reply_watcher_reads_escapes_and_ignores_other_fields():
     watcher = ReplyWatcher()
-    pieces = ['{"reply": "She said \\"', 'hi\\" and', ' left\\n', '", "other": "x"}']
-    assert "".join(watcher.feed("response", p) for p in pieces) == 'She said "hi" and left\n'
+    pieces = ['{"reply": "She said \\"', 'hi\\" and', ' left\\n', 'again', '", "other": "x"}']
+    assert "".join(watcher.feed("response", p) for p in pieces) == 'She said "hi" and left\nagain'
     assert watcher.feed("emotion_cause", '{"reply": "not a reply"}') == ""
     watcher.restart("response")
     assert watcher.feed("response", '{"reply": "again"}') == "again"
@@ -65,3 +66,12 @@ def test_reply_watcher_joins_a_two_part_question_reply():
     watcher = ReplyWatcher()
     pieces = ['{"acknowledg', 'ment": "That', ' hurts.", "question": "', 'What', ' happened?"}']
     assert "".join(watcher.feed("response", p) for p in pieces) == "That hurts. What happened?"
+
+
+def test_reply_watcher_ends_an_acknowledgment_without_a_full_stop_as_the_reply_does():
+    watcher = ReplyWatcher()
+    pieces = ['{"acknowledgment": "That', ' hurts ', '", "question": "', 'What', ' happened?"}']
+    streamed = [watcher.feed("response", p) for p in pieces]
+    # the trailing space waits for what follows it; the acknowledgment is a sentence once the question begins
+    assert streamed == ["That", " hurts", "", ". What", " happened?"]
+    assert "".join(streamed) == QuestionReplyDraft(acknowledgment="That hurts ", question="What happened?").reply
