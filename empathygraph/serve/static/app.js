@@ -6,8 +6,9 @@
 
 const $ = (id) => document.getElementById(id);
 const STAGES = {  // graph step -> panel stage
-  listen: "cues", look: "cues", read: "cues", perception: "cues",
+  listen: "cues", look: "cues", read: "cues", perception: "cues", assess_risk: "cues",
   emotion_cause: "emotion", empathy_strategy: "strategy", crisis_protocol: "strategy", reflection: "critique",
+  stay_careful: "critique",
 };
 const CLIP_SECONDS = 3;
 
