@@ -21,7 +21,7 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's package, not an installed one
 
-from empathygraph.generators.speech.text import complete_sentences  # noqa: E402
+from empathygraph.generators.speech.text import complete_sentences
 
 
 def free_port() -> int:

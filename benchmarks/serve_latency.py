@@ -24,8 +24,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_client import REPO, free_port, serve_command, served, timed_turn  # noqa: E402
-from turn_latency import TURNS, WARM_UP  # noqa: E402
+from serve_client import REPO, free_port, serve_command, served, timed_turn
+from turn_latency import TURNS, WARM_UP
 
 PRESETS = {"default": None, "fast": REPO / "configs" / "fast.yaml"}
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -25,8 +24,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from serve_client import REPO, TimedTurn, free_port, serve_command, served, timed_turn  # noqa: E402
-from turn_latency import INSTANT_SCRIPT, TURNS  # noqa: E402
+from serve_client import REPO, TimedTurn, free_port, serve_command, served, timed_turn
+from turn_latency import INSTANT_SCRIPT, TURNS
 
 
 def serve_scripted(port: int, workdir: Path) -> None:

@@ -7,8 +7,8 @@ import sys
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from serve_client import free_port, served  # noqa: E402
-from serve_load import load  # noqa: E402
+from serve_client import free_port, served
+from serve_load import load
 
 
 def test_concurrent_clients_each_keep_their_own_session(tmp_path):

@@ -9,8 +9,8 @@ download); skips without them.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,8 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DEFAULT_SCRIPT, SlowWriter, make_empathizer
+from tests.conftest import DEFAULT_SCRIPT, REPO, SlowWriter, make_empathizer
 from tests.serve.conftest import MEDIA, serve_config
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from serve_client import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (drives Debian's chromium)")
@@ -29,12 +32,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--dis
          "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required",
          "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 REPLY = "I'm so sorry your dog died. The house must feel so quiet without him."
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from tests.conftest import POSTGRES_URL_ENV, REPO, unique_session
 from tests.serve.conftest import parse_sse
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from serve_client import free_port, serve_command, served  # noqa: E402
+from serve_client import free_port, serve_command, served
 
 URL = os.environ.get(POSTGRES_URL_ENV)
 pytestmark = pytest.mark.skipif(not URL, reason=f"no PostgreSQL (set {POSTGRES_URL_ENV}; scripts/postgres_test_server.sh)")
