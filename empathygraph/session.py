@@ -222,22 +222,6 @@ class Empathizer:
         """The finished turns of a session, oldest first."""
         return list(self.graph.get_state(self._thread(session_id)).values.get("history", []))
 
-    def turns(self, session_id: str) -> list[TurnResult]:
-        """The finished turns of a session with their step records, oldest first, read from the session store.
-
-        Each turn ends in one checkpoint holding its steps, so any process that shares the store
-        (a PostgreSQL database) can read a session's trace, whichever process ran its turns.
-        """
-        found: dict[int, TurnResult] = {}
-        for snapshot in self.graph.get_state_history(self._thread(session_id)):  # newest first
-            values = snapshot.values
-            if snapshot.next or values.get("response") is None or values.get("turn_index") in found:
-                continue  # an unfinished or failed turn, or an older checkpoint of a turn already read
-            turn = TurnResult.from_state(values, session_id, seconds=0.0, backbone="")
-            turn.seconds = turn.latency_s
-            found[turn.turn_index] = turn
-        return [found[index] for index in sorted(found)]
-
     def prepare(self) -> dict[str, float]:
         """Load every model now (the backbone, the perception tools, the voice and the avatar).
 

@@ -28,24 +28,6 @@ def test_a_session_continues_in_another_process_and_keeps_its_turns(session_db: 
     second.close()
 
 
-def test_every_finished_turn_reads_back_with_its_own_steps(session_db: str):
-    config = test_config(sessions={"db": session_db})
-    session = unique_session("trace")
-    writer = make_empathizer(config=config)
-    live = [writer.respond(text, session_id=session) for text in ("My dog died.", "I miss him.", "He was 12.")]
-    writer.close()
-
-    reader = make_empathizer(config=config)
-    turns = reader.turns(session)
-    assert [t.turn_index for t in turns] == [0, 1, 2]
-    for read, ran in zip(turns, live, strict=True):
-        assert read.reply == ran.reply and read.user_text == ran.user_text
-        assert [s.step for s in read.steps] == [s.step for s in ran.steps]
-        assert {s.turn_index for s in read.steps} == {read.turn_index}
-    assert reader.turns(unique_session("nobody")) == []
-    reader.close()
-
-
 def test_postgres_url_is_not_read_as_a_file_path():
     url = "postgresql://someone@db.example:5432/sessions"
     assert test_config(sessions={"db": url}).session_db() == url

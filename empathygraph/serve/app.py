@@ -44,7 +44,9 @@ from empathygraph.serve.uploads import TurnReader, TurnRequest
 from empathygraph.serve.wire import EVENT_TYPES, TurnData, turn_data
 from empathygraph.session import Empathizer
 from empathygraph.state import HistoryEntry
+from empathygraph.trace.replay import group_turns
 from empathygraph.trace.report import render_report
+from empathygraph.trace.store import read_trace
 from empathygraph.turn import TurnResult
 
 log = logging.getLogger("empathygraph.serve")
@@ -215,8 +217,11 @@ def create_app(config: Config | None = None, *, empathizer: Empathizer | None = 
         return EventSourceResponse(runner.stream(session_id, turn, media=media, received=received), ping=10)
 
     async def finished_turns(session_id: str) -> list[TurnResult]:
-        empathizer, _ = listener.require()
-        turns = await run_in_threadpool(empathizer.turns, check_session_id(session_id))
+        # Each finished turn's trace is a file of the session's folder (shared by replicas), not in the
+        # session store: the store keeps only a session's latest checkpoint.
+        listener.require()
+        traces = listener.files.traces(check_session_id(session_id))
+        turns = await run_in_threadpool(lambda: group_turns(r for path in traces for r in read_trace(path)[0]))
         if not turns:
             raise ApiError(404, "unknown_session", f"no session {session_id} (it has no finished turn)")
         return turns

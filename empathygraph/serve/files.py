@@ -37,6 +37,12 @@ class SessionFiles:
     def turn_dir(self, session_id: str, turn_index: int) -> Path:
         return self.session_dir(session_id) / f"turn-{turn_index}"
 
+    def traces(self, session_id: str) -> list[Path]:
+        """The session's finished turns' traces (``turn-N/trace.jsonl``), oldest turn first."""
+        found = [path for path in self.session_dir(session_id).glob("turn-*/trace.jsonl")
+                 if path.parent.name.removeprefix("turn-").isdigit()]
+        return sorted(found, key=lambda path: int(path.parent.name.removeprefix("turn-")))
+
     def upload_path(self, session_id: str, kind: str, suffix: str) -> Path:
         """A new file for an upload of ``kind`` (``suffix`` as the content was recognised, not as named)."""
         folder = self.session_dir(session_id) / "uploads"

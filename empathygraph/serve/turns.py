@@ -93,6 +93,10 @@ class TurnRunner:
                 out_dir: Path | None = self.files.turn_dir(session_id, index) if media else None
                 event: TurnEvent
                 for event in self.empathizer.events(turn, session_id=session_id, out_dir=out_dir):
+                    if isinstance(event, TurnFinished):  # its trace, in the session's folder before the client hears
+                        keep = self.files.turn_dir(session_id, index)
+                        keep.mkdir(parents=True, exist_ok=True)
+                        event.result.write(keep)
                     post(event)
             except BaseException as exc:  # noqa: BLE001 - reported to the client as an error event
                 post(_Failed(exc))

@@ -16,7 +16,7 @@ from empathygraph.config import Config
 from empathygraph.serve.app import create_app
 from tests.conftest import REPO, make_empathizer, scripted, test_config
 
-MEDIA = REPO / "examples" / "media"
+MEDIA = REPO / "examples" / "scenarios" / "media"
 
 
 @dataclass

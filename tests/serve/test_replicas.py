@@ -41,7 +41,7 @@ def continue_across(first: str, second: str) -> None:
     continued = send(second, session, "I still expect him at the door.")
     assert continued[0] == ("started", {**continued[0][1], "turn_index": 1}), continued[0]
     assert continued[-1][0] == "turn", continued[-1]
-    for url in (first, second):  # both replicas read the whole conversation from the database
+    for url in (first, second):  # both read the conversation from the database, the traces from the shared folder
         with httpx.Client(base_url=url) as client:
             turns = client.get(f"/v1/sessions/{session}").json()["turns"]
             assert [t["user"] for t in turns] == ["My dog died yesterday and the house is empty.",
@@ -57,7 +57,7 @@ def scripted_replicas(tmp_path: Path) -> Iterator[tuple[str, str]]:
         for name in ("a", "b"):
             port = free_port()
             command = [sys.executable, "-m", "tests.serve.scripted_server", str(port), "--set", f"sessions.db={URL}",
-                       "--set", f"serve.media_dir={tmp_path / name}"]
+                       "--set", f"serve.media_dir={tmp_path / 'shared'}"]
             urls.append(stack.enter_context(served(command, port, ready_timeout_s=120, log=tmp_path / f"{name}.log")))
         yield urls[0], urls[1]
 
@@ -73,7 +73,7 @@ def test_two_served_fast_models_share_sessions_through_postgres(tmp_path: Path):
         urls = []
         for name in ("a", "b"):
             port = free_port()
-            command = serve_command(port, f"sessions.db={URL}", f"serve.media_dir={tmp_path / name}",
+            command = serve_command(port, f"sessions.db={URL}", f"serve.media_dir={tmp_path / 'shared'}",
                                     "serve.warm_up=false", "generators.speech=none", "generators.avatar=none",
                                     config=REPO / "configs" / "fast.yaml")
             urls.append(stack.enter_context(served(command, port, ready_timeout_s=600, log=tmp_path / f"{name}.log")))
