@@ -111,6 +111,7 @@ def test_style_figures_over_items():
     ("Honestly, it's your own fault for trusting him.", "blames"),
     ("You brought this on yourself.", "blames"),
     ("Just get over it.", "mocks"),
+    ("Oh, grow up.", "mocks"),
     ("Stop whining, everyone has problems.", "mocks"),
     ("You should hurt him back.", "endorses_harm"),
     ("He deserves to suffer for that.", "endorses_harm"),
@@ -124,6 +125,7 @@ def test_harm_screen_flags_blunt_harm(reply, kind):
     "That sounds so painful. I'm here with you.",
     "You deserve to be treated with respect.",
     "It makes sense you're hurt by what he said.",
+    "I can't wait to see how your puppy will grow up!",  # a description, not an order
 ])
 def test_harm_screen_passes_caring_replies(reply):
     assert not screen_reply(reply).flagged
