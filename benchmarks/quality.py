@@ -7,6 +7,10 @@ text-emotion top is trained on ED train only, so ED valid is unseen by it (``Hel
 refuses a file it was trained on), and the fusion's example bank leaves out the evaluated
 conversations. Predictions are cached under ``--out``, so a rerun resumes.
 
+``replies`` holds, per dataset, the figures of each system's replies and of the human
+replies to the same items (``human``): the EPITOME judge's 0-6 score and its three
+mechanisms, the style figures (``eval/style.py``) and the harm heuristic's flag count.
+
     python benchmarks/quality.py --ed-limit 200 --esconv-limit 100
 """
 
@@ -20,13 +24,36 @@ from pathlib import Path
 from empathygraph.config import load_config
 from empathygraph.eval.harness import SYSTEMS, Harness, evaluate, spread
 from empathygraph.eval.heldout import HeldOutToolBox
+from empathygraph.eval.judge import EmpathyJudge
 from empathygraph.eval.loaders import load_dataset
+from empathygraph.eval.report import HUMAN, columns
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def pick(result: dict, system: str, section: str, key: str) -> float | None:
     return result["systems"].get(system, {}).get(section, {}).get(key)
+
+
+REPLY_FIGURES = {
+    "empathy": ("score", "expected", "emotional_reactions", "interpretations", "explorations"),
+    "style": ("understand_opening", "top_opening_share", "top_opening", "label_parroting", "names_a_label",
+              "what_do_you_think_about", "generic_question", "specificity", "mean_words"),
+    "harm": ("flagged",),
+}
+
+
+def reply_summary(result: dict) -> dict:
+    """Per system and for the human replies: the judge's, style and harm figures (``n`` replies)."""
+    out = {}
+    for name, metrics in columns(result).items():
+        if not metrics.get("style", {}).get("n"):
+            continue
+        row: dict = {"n": metrics["style"]["n"]}
+        for section, keys in REPLY_FIGURES.items():
+            row |= {key: metrics.get(section, {}).get(key) for key in keys}
+        out[name] = row
+    return out
 
 
 def main() -> None:
@@ -52,11 +79,12 @@ def main() -> None:
     config = load_config(args.config, [f"perception.emotion_examples={bank}"] if bank else [])
     ed_ids = [s.id for s in spread(load_dataset("ed", ed_path).samples, args.ed_limit)]
     ed_harness = Harness(config, toolbox=HeldOutToolBox(config.perception, ed_path, ed_ids))
+    judge = EmpathyJudge()
     ed = evaluate(ed_harness, "ed", ed_path, args.out / "ed", systems=systems, limit=args.ed_limit, media=False,
-                  only_cached=args.only_cached)
+                  only_cached=args.only_cached, judge=judge)
     esconv_harness = Harness(config, backbone=ed_harness.backbone)
     esconv = evaluate(esconv_harness, "esconv", args.data / "esconv" / "valid.jsonl", args.out / "esconv",
-                      systems=systems, limit=args.esconv_limit, media=False, only_cached=args.only_cached)
+                      systems=systems, limit=args.esconv_limit, media=False, only_cached=args.only_cached, judge=judge)
 
     report: dict = {"slices": {"ed_conversations": ed["slice"]["n"], "esconv_supporter_turns": esconv["slice"]["n"]},
                     "backbone": ed["backbone"], "commit": ed["commit"], "emotion_examples": str(bank) if bank else None}
@@ -79,6 +107,9 @@ def main() -> None:
             "seconds_median": {r["dataset"]: r["systems"][name].get("cost", {}).get("seconds_median") for r in (ed, esconv)},
             "errors": ed["systems"][name]["errors"] + esconv["systems"][name]["errors"],
         }
+    report["replies"] = {r["dataset"]: reply_summary(r) for r in (ed, esconv)}
+    report["replies_note"] = (f"'{HUMAN}': the dataset's own listener replies to the same items; label parroting "
+                              "uses each system's predicted emotion and, for humans, ED's gold label (none on ESConv)")
     print(json.dumps(report))
 
 

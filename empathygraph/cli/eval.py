@@ -53,6 +53,7 @@ def eval_command(
     """Score the graph and the baselines; write metrics.json, report.md and plots; resume from the cache."""
     from empathygraph.eval.harness import Harness, evaluate, spread
     from empathygraph.eval.heldout import HeldOutToolBox
+    from empathygraph.eval.judge import EmpathyJudge
     from empathygraph.eval.loaders import load_dataset
 
     try:
@@ -67,7 +68,8 @@ def eval_command(
         out_dir = out or Path("runs") / f"eval-{dataset}"
         with progress_bars() as factory:
             result = evaluate(harness, dataset, path, out_dir, systems=[s.strip() for s in systems.split(",") if s.strip()],
-                              limit=limit, concurrency=concurrency, media=media, progress=factory)
+                              limit=limit, concurrency=concurrency, media=media, progress=factory,
+                              judge=EmpathyJudge())
     except EmpathyGraphError as exc:
         fail(str(exc))
     except ValueError as exc:
@@ -75,7 +77,7 @@ def eval_command(
     except KeyboardInterrupt:
         fail("interrupted; finished samples are cached and a rerun resumes")
     console.print(f"[bold]{dataset}[/bold] n={result['slice']['n']} · wrote {out_dir / 'report.md'}")
-    from empathygraph.eval.report import headline_rows
+    from empathygraph.eval.report import columns, headline_rows
 
-    for title, values in headline_rows(result["systems"]):
-        console.print(f"  {title:22s} " + "  ".join(f"{n}={v}" for n, v in zip(result["systems"], values)))
+    for title, values in headline_rows(columns(result)):
+        console.print(f"  {title:28s} " + "  ".join(f"{n}={v}" for n, v in zip(columns(result), values)))

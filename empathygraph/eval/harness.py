@@ -8,9 +8,10 @@ from pathlib import Path
 
 from empathygraph.backbones.base import Backbone
 from empathygraph.config import Config
+from empathygraph.eval.judge import EmpathyJudge
 from empathygraph.eval.loaders import load_dataset
 from empathygraph.eval.report import git_commit, write_report
-from empathygraph.eval.runner import PredictionCache, fingerprint, run_system, score
+from empathygraph.eval.runner import PredictionCache, fingerprint, reference_figures, run_system, score
 from empathygraph.eval.samples import Sample
 from empathygraph.eval.systems import ClassifierSystem, GraphSystem, Prediction, SinglePromptSystem, System
 from empathygraph.session import Empathizer
@@ -96,11 +97,14 @@ def evaluate(
     media: bool = False,
     progress: ProgressFactory | None = None,
     only_cached: bool = False,
+    judge: EmpathyJudge | None = None,
 ) -> dict:
     """Run ``systems`` on ``limit`` samples of ``path``; write the report into ``out``; return the result.
 
     With ``only_cached``, nothing is predicted: the slice shrinks to the samples that every
     system already has in its cache (to report an interrupted run on a common subset).
+    Replies get style figures and harm flags, and EPITOME scores when a ``judge`` is given;
+    so do the dataset's own replies to the same samples (``result["references"]``).
     """
     loaded = load_dataset(dataset, path)
     samples = spread(loaded.samples, limit)
@@ -131,7 +135,9 @@ def evaluate(
         predictions = run_system(system, samples, cache, concurrency=harness.concurrency(system, concurrency),
                                  advance=advance)
         reader = harness.toolbox.see if media else None
-        result["systems"][name] = score(samples, predictions, expression_reader=reader)
+        result["systems"][name] = score(samples, predictions, expression_reader=reader, judge=judge)
+    if any(s.reference for s in samples):
+        result["references"] = reference_figures(samples, judge)
     result["backbone"] = harness.backbone.name if harness.backbone is not None else "none (no LLM system ran)"
     write_report(result, out)
     return result

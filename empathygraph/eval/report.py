@@ -22,6 +22,19 @@ HEADLINE = [
     ("generation", "dist1", "Dist-1"),
     ("generation", "dist2", "Dist-2"),
     ("generation", "avg_length", "avg length"),
+    ("empathy", "score", "EPITOME score (0-6)"),
+    ("empathy", "expected", "EPITOME expected (0-6)"),
+    ("empathy", "emotional_reactions", "EPITOME reactions"),
+    ("empathy", "interpretations", "EPITOME interpretations"),
+    ("empathy", "explorations", "EPITOME explorations"),
+    ("style", "understand_opening", "opens 'I understand/see/hear'"),
+    ("style", "top_opening_share", "top 3-word opening"),
+    ("style", "label_parroting", "label parroting"),
+    ("style", "what_do_you_think_about", "'what do you think about'"),
+    ("style", "generic_question", "stock question"),
+    ("style", "specificity", "specificity"),
+    ("style", "mean_words", "reply words"),
+    ("harm", "flagged", "harm flags (heuristic)"),
     ("cause_span", "precision", "cause P"),
     ("cause_span", "recall", "cause R"),
     ("cause_span", "f1", "cause F1"),
@@ -30,6 +43,12 @@ HEADLINE = [
     ("cost", "llm_calls_per_sample", "LLM calls / sample"),
     ("cost", "tokens_per_sample", "tokens / sample"),
 ]
+
+
+# Rows whose values are not shares in [0, 1], left out of the bar chart.
+OFF_SCALE = {"avg length", "reply words", "EPITOME score (0-6)", "EPITOME expected (0-6)", "EPITOME reactions",
+             "EPITOME interpretations", "EPITOME explorations", "harm flags (heuristic)"}
+HUMAN = "human"
 
 
 def git_commit(repo: Path | None = None) -> str:
@@ -45,6 +64,11 @@ def git_commit(repo: Path | None = None) -> str:
         return "unknown"
 
 
+def columns(result: dict) -> dict[str, dict]:
+    """The report's columns: every system, then the dataset's own replies ("human") when scored."""
+    return {**result["systems"], **({HUMAN: result["references"]} if result.get("references") else {})}
+
+
 def headline_rows(systems: dict[str, dict]) -> list[tuple[str, list[str]]]:
     """(metric name, value per system) for every headline metric some system has."""
     rows = []
@@ -56,8 +80,8 @@ def headline_rows(systems: dict[str, dict]) -> list[tuple[str, list[str]]]:
 
 
 def markdown(result: dict) -> str:
-    """The report as Markdown: data, slice, configuration, commit, one table of every system."""
-    systems = result["systems"]
+    """The report as Markdown: data, slice, configuration, commit, one table of every system (and the humans)."""
+    systems = columns(result)
     lines = [
         f"# Evaluation: {result['dataset']}",
         "",
@@ -71,6 +95,15 @@ def markdown(result: dict) -> str:
     ]
     lines += [f"| {title} | " + " | ".join(values) + " |" for title, values in headline_rows(systems)]
     lines += ["", "n per system: " + ", ".join(f"{k} {v['n']} ({v['errors']} errors)" for k, v in systems.items())]
+    openings = [f"{k} \"{v['style']['top_opening']}\"" for k, v in systems.items() if v.get("style", {}).get("n")]
+    if openings:
+        lines += ["", "Most common opening: " + ", ".join(openings) + f". `{HUMAN}`: the dataset's own replies to the "
+                  "same samples. EPITOME: the empathy judge (`eval/judge.py`); harm flags: a regular-expression "
+                  "heuristic (`eval/harm.py`)."]
+    flagged = [(name, e) for name, v in systems.items() for e in v.get("harm", {}).get("examples", [])]
+    if flagged:
+        lines += ["", "## Replies the harm heuristic flagged (first 5 per system)", ""]
+        lines += [f"- {name}: {e['reply']!r} ({', '.join(e['matched'])})" for name, e in flagged]
     failures = [(name, e) for name, v in systems.items() for e in v.get("error_examples", [])]
     if failures:
         lines += ["", "## Failed samples (counted as wrong; first 20 per system)", ""]
@@ -109,9 +142,9 @@ def plot(result: dict, out: Path) -> list[str]:
             fig.savefig(out / file, dpi=110)
             plt.close(fig)
             written.append(file)
-    rows = [(t, v) for t, v in headline_rows(result["systems"]) if "/" not in t and t != "avg length"]
+    rows = [(t, v) for t, v in headline_rows(columns(result)) if "/" not in t and t not in OFF_SCALE]
     if rows:
-        names = list(result["systems"])
+        names = list(columns(result))
         fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows) * len(names)), 4))
         width = 0.8 / len(names)
         for i, name in enumerate(names):

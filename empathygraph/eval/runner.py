@@ -16,7 +16,10 @@ from threading import Lock
 
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.eval import metrics
+from empathygraph.eval.harm import harm_figures
+from empathygraph.eval.judge import EmpathyJudge, empathy_figures
 from empathygraph.eval.samples import Sample
+from empathygraph.eval.style import StyleItem, style_figures
 from empathygraph.eval.systems import Prediction, System
 from empathygraph.schemas import CoarseEmotion, EDEmotion, Strategy
 
@@ -98,11 +101,28 @@ def _value(item: object) -> str | None:
     return getattr(item, "value", None)
 
 
-def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expression_reader=None) -> dict:
+def reply_figures(items: Sequence[StyleItem], judge: EmpathyJudge | None = None) -> dict:
+    """Style figures, harm flags and (with a judge) EPITOME scores of (person's words, reply, label) items."""
+    items = [item for item in items if item[1] and item[1].strip()]
+    result = {"style": style_figures(items), "harm": harm_figures([reply for _, reply, _ in items])}
+    if judge is not None:
+        result["empathy"] = empathy_figures(judge.score_many([(context, reply) for context, reply, _ in items]))
+    return result
+
+
+def reference_figures(samples: Sequence[Sample], judge: EmpathyJudge | None = None) -> dict:
+    """The reply figures of the dataset's own (human) replies; the label is the dataset's, where it has one."""
+    items = [(s.text, s.reference, _value(s.emotion)) for s in samples if s.reference]
+    return {"n": len(items), "errors": 0, **(reply_figures(items, judge) if items else {})}
+
+
+def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expression_reader=None,
+          judge: EmpathyJudge | None = None) -> dict:
     """Every metric the samples' labels allow, plus cost and error counts.
 
     Args:
         expression_reader: the face reader (``ToolBox.see``) for plan/face consistency of rendered media.
+        judge: scores the replies for EPITOME's empathy mechanisms (style figures need none).
     """
     pairs = list(zip(samples, predictions))
     failed = [p for _, p in pairs if p.error is not None]
@@ -128,6 +148,7 @@ def score(samples: Sequence[Sample], predictions: Sequence[Prediction], *, expre
         texts = [p.reply for _, p in replies]
         result["generation"].update({"n_replies": len(texts), "dist1": metrics.distinct(texts, 1),
                                      "dist2": metrics.distinct(texts, 2)})
+        result |= reply_figures([(s.text, p.reply, _value(p.emotion)) for s, p in replies], judge)
     causes = [(s, p) for s, p in pairs if s.causes]
     if causes:
         result["cause_span"] = metrics.cause_spans([s.causes for s, _ in causes], [p.causes for _, p in causes])

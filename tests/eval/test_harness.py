@@ -12,6 +12,7 @@ from empathygraph.eval.systems import ClassifierSystem, GraphSystem, SinglePromp
 from empathygraph.schemas import EDEmotion, LabelScore, Strategy, TextEmotionCue
 from empathygraph.tools.toolbox import ToolBox
 from tests.conftest import make_empathizer, scripted, test_config
+from tests.eval.toy_judge import toy_judge
 
 ONE_PASS = {"emotion": "sad", "cause": "my dog died", "goal": "comfort", "strategy": "Question",
             "reply": "I'm so sorry. How are you holding up?"}
@@ -143,3 +144,24 @@ def test_single_prompt_cache_ignores_the_graphs_settings_but_not_the_backbone(tm
     assert keys["agents"]["single_prompt"] == keys["base"]["single_prompt"]
     assert keys["agents"]["graph"] != keys["base"]["graph"]
     assert keys["backbone"]["single_prompt"] != keys["base"]["single_prompt"]
+
+
+def test_replies_get_style_harm_and_judge_figures_beside_the_humans(tmp_path):
+    """Each system's replies and the dataset's own replies to the same items are scored the same way."""
+    rows = [{"conv_id": f"c{i}", "emotion": "sad", "situation": "s",
+             "dialog": [{"speaker": "speaker", "text": "My dog died."},
+                        {"speaker": "listener", "text": "Oh no. What happened?" if i else "Get over it."}]}
+            for i in range(2)]
+    path = tmp_path / "ed.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    reply = "I understand. You must be so sad. I'm sorry."
+    harness = Harness(test_config(), backbone=wrap_chat_model(scripted(OnePass={**ONE_PASS, "reply": reply})))
+    result = evaluate(harness, "ed", path, tmp_path / "out", systems=["single_prompt"], judge=toy_judge())
+    system, human = result["systems"]["single_prompt"], result["references"]
+    assert system["style"]["understand_opening"] == 1.0 and system["style"]["label_parroting"] == 1.0
+    assert system["empathy"]["emotional_reactions"] == 2 and system["empathy"]["explorations"] == 0
+    assert human["n"] == 2 and human["style"]["understand_opening"] == 0.0 and human["harm"]["flagged"] == 1
+    assert human["empathy"]["explorations"] == 1.0  # one of the two human replies asks
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| metric | single_prompt | human |" in report and "| label parroting | 1 | 0 |" in report
+    assert "'Get over it.' (get over it)" in report
