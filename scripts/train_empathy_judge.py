@@ -16,14 +16,15 @@ over all-mpnet-base-v2 sentence embeddings of the response alone and of the pair
 heads' probabilities. ``--ed N`` scores N human listener replies of ED valid (first
 speaker turn, first listener reply) to show how the judge reads short replies.
 
-    python scripts/train_empathy_judge.py --data ../shared/data --out empathygraph/eval/data/empathy_judge.npz
+    PYTHONPATH=. python scripts/train_empathy_judge.py --data ../shared/data --out empathygraph/eval/data/empathy_judge.npz
 
-Measured (603 held-out pairs of 596 posts; accuracy / macro-F1; majority-level accuracy
-0.652 / 0.491 / 0.864) - see the README beside the head for the full comparison:
+Measured for the shipped heads (603 held-out pairs of 596 posts; accuracy / macro-F1; always
+answering the commonest training level: 0.652 / 0.491 / 0.864 accuracy; the run's whole output
+is ``empathygraph/eval/data/empathy_judge_training.json``):
 
-    words + ?!   (shipped)     reactions 0.759 / 0.679   interpretations 0.786 / 0.538   explorations 0.904 / 0.644
+    words + ?!   (shipped)     reactions 0.776 / 0.702   interpretations 0.839 / 0.571   explorations 0.929 / 0.648
 
-Word features alone take a few minutes; ``--compare-embeddings`` embeds ~6,000 texts once
+Word features alone took 15 minutes on 2 busy cores; ``--compare-embeddings`` embeds ~6,000 texts once
 (cached under ``<home>/eval``; about 45 minutes on 2 busy cores) and fits ~200 heads.
 """
 

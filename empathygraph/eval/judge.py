@@ -6,14 +6,14 @@ communication mechanisms, each 0 (none), 1 (weak) or 2 (strong): emotional react
 through) and explorations (asking about what the person has not said). The judge is one
 linear softmax head per mechanism over TF-IDF features of the reply's words and bigrams,
 with "?" and "!" kept as words. ``scripts/train_empathy_judge.py`` trains it on the shared
-EPITOME annotations, compares it with sentence-embedding heads (which did worse, with or
-without the post), and writes it with its held-out scores to
+EPITOME annotations (and can compare it with sentence-embedding heads, ``--compare-embeddings``;
+not rerun for the shipped heads) and writes it with its held-out scores to
 ``empathygraph/eval/data/empathy_judge.npz`` (see the README beside it). Scoring needs
 numpy alone: no encoder, a few milliseconds for a hundred replies.
 
-Limits: the heads read the reply only (the seeker post did not help on held-out posts), so
+Limits: the heads read the reply only, so
 a warm reply to the wrong problem scores as warm. The annotations are Reddit mental-health
-threads with ~30-word replies; short listener replies are outside what the judge saw, so
+threads with replies of 46 words on average; short listener replies (ED: 11 words) are outside what the judge saw, so
 compare systems on the same items rather than reading its levels as absolute.
 """
 
