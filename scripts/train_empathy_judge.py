@@ -56,7 +56,7 @@ from empathygraph.eval.judge import (
     empathy_figures,
     word_head,
 )
-from empathygraph.eval.style import normalize
+from empathygraph.phrasing import normalize
 from empathygraph.tools.text_emotion import DEFAULT_ENCODER, SentenceEncoder, cached_embeddings
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

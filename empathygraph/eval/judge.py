@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from empathygraph.errors import BackendError
-from empathygraph.eval.style import normalize
+from empathygraph.phrasing import normalize
 
 JUDGE_PATH = Path(__file__).parent / "data" / "empathy_judge.npz"
 MECHANISMS = ("emotional_reactions", "interpretations", "explorations")

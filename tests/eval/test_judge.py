@@ -19,7 +19,7 @@ from empathygraph.eval.judge import (
     WordFeatures,
     empathy_figures,
 )
-from empathygraph.eval.style import normalize
+from empathygraph.phrasing import normalize
 from tests.eval.toy_judge import toy_judge
 
 
