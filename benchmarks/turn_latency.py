@@ -6,6 +6,11 @@ Measured in one process, in this order: the framework's own overhead (the same g
 with an instant scripted model and a SQLite session store), the default embedded
 model (after one warm-up turn), then the ``fast`` preset (``configs/fast.yaml``). Each turn is a fresh session
 so turns do not see each other. No media is rendered.
+
+Absolute seconds differ between machines (and with other load on the same one), so the
+default model also decodes 100 plain tokens (no grammar, no drafts; the median of three,
+timed before and after the turns) and ``turn_over_decode100`` is the turn median over that
+time: a change to the graph moves it, a faster or busier machine moves both alike.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ TURNS = [
     "I got the promotion I wanted, but honestly I feel nothing. I just smile at everyone at work.",
 ]
 WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
+DECODE_PROMPT = "Write a long, calm story about a lighthouse keeper who finds an old letter in a bottle."
+DECODE_TOKENS = 100
 
 INSTANT_SCRIPT = {
     "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "quote": "I", "intensity": "medium"},
@@ -51,7 +58,6 @@ INSTANT_SCRIPT = {
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort"},
     "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
-    "QuestionReplyDraft": {"acknowledgment": "That sounds really hard.", "question": "What happened?"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
 
@@ -72,6 +78,28 @@ def timed_turn(empathizer: Empathizer, text: str, session: str) -> tuple[float, 
         elif isinstance(event, TurnFinished):
             return (first if first is not None else event.result.seconds), event.result
     raise RuntimeError("the turn ended without a result")
+
+
+def decode_seconds(empathizer: Empathizer, tokens: int = DECODE_TOKENS, repeats: int = 3) -> list[float]:
+    """Seconds the embedded model takes to decode ``tokens`` plain tokens (greedy, no drafts), ``repeats`` times."""
+    llama = empathizer.backbone.chat_model.load()
+    lookup, json_drafts = llama.lookup, llama.json_drafts
+    prompt = llama.tokenize(DECODE_PROMPT.encode())
+    times = []
+    llama.use_drafts(None, False)
+    try:
+        for _ in range(repeats):
+            llama.reset()
+            llama.eval(prompt)  # the prompt is read before the clock starts
+            started = time.perf_counter()
+            for count, _token in enumerate(llama.generate(prompt, temp=0.0, reset=False), start=1):
+                if count >= tokens:
+                    break
+            times.append(time.perf_counter() - started)
+    finally:
+        llama.use_drafts(lookup, json_drafts)
+        llama.reset()
+    return times
 
 
 def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, object]:
@@ -119,7 +147,11 @@ def main() -> None:
         if not args.skip_default:
             default = Empathizer(config(db, overrides=args.set))
             default.respond(WARM_UP, session_id="warm-default")
+            decode = decode_seconds(default)
             main_run = measure(default, texts, "default")
+            decode += decode_seconds(default)
+            main_run["decode100_seconds"] = [round(t, 3) for t in decode]
+            main_run["turn_over_decode100"] = round(main_run["turn_seconds_median"] / statistics.median(decode), 3)
             peak_rss_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
             del default
 
@@ -132,6 +164,8 @@ def main() -> None:
     main = main_run or {}
     report = {
         "turn_seconds_median": main.get("turn_seconds_median"),
+        "turn_over_decode100": main.get("turn_over_decode100"),
+        "decode100_seconds": main.get("decode100_seconds"),
         "turn_seconds_median_fast": fast_run["turn_seconds_median"] if fast_run else None,
         "reply_first_token_seconds": main.get("reply_first_token_seconds"),
         "llm_calls_per_turn": main.get("llm_calls_per_turn"),

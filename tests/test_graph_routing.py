@@ -116,7 +116,7 @@ def test_audio_turn_with_unusable_file_is_skipped_and_the_turn_goes_on(tmp_path)
 def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question", "rationale": "little is known"})
     make_empathizer(model).respond("My dog died.")
-    assert "ask one open, gentle question" in model.calls_for("QuestionReplyDraft")[0].prompt
+    assert "ask one gentle question about something they mentioned" in model.calls_for("ResponseDraft")[0].prompt
 
 
 def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp_path):

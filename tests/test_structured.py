@@ -55,7 +55,7 @@ def test_a_cause_copied_loosely_is_mapped_back_to_the_users_exact_words():
 def test_a_reply_that_never_validates_becomes_a_safe_fallback_reply_marked_in_the_trace():
     # Seen on the embedded model: "invalid QuestionReplyDraft: no JSON object in the answer" twice,
     # and the person got no reply at all.
-    model = scripted(StrategyDraft={"goal": "understand", "strategy": "Question"}, QuestionReplyDraft="I think")
+    model = scripted(StrategyDraft={"goal": "understand", "strategy": "Question"}, ResponseDraft="I think")
     result = make_empathizer(model).respond("My dog died.")
     step = result.last("response")
     assert len(step.attempts) == 2 and "no JSON object" in step.error
@@ -193,20 +193,22 @@ def test_a_trimmed_question_reply_keeps_its_question():
     assert trim_to_sentences("What stung most about it all?", 3, keep_question=True) == "What stung most about it all?"
 
 
-def test_a_question_reply_is_asked_in_two_parts_so_it_always_asks():
+def test_a_question_reply_is_one_text_and_one_that_asks_nothing_is_sent_back():
+    # One "reply" field for every strategy: the two-part {acknowledgment, question} answer read as
+    # "I understand ... What do you think about ...?"; reflection sends back a Question reply without one.
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
-                     QuestionReplyDraft={"acknowledgment": "I'm so sorry,", "question": "What was he like"})
+                     ResponseDraft=[{"reply": "That's a hard loss."}, {"reply": "That's a hard loss. What was he like?"}])
     result = make_empathizer(model).respond("My dog died.")
-    assert result.plan.text == "I'm so sorry. What was he like?"  # each part ends as a sentence
-    (call,) = model.calls_for("QuestionReplyDraft")  # one call; reflection had nothing to send back
-    assert '"acknowledgment": "...", "question": "..."' in call.prompt
-    assert not model.calls_for("ResponseDraft")
+    first, second = model.calls_for("ResponseDraft")
+    assert '{"reply": "..."}' in first.prompt and "acknowledgment" not in first.prompt
+    assert "asks nothing" in second.prompt
+    assert result.plan.text == "That's a hard loss. What was he like?"
 
 
 def test_a_long_question_reply_is_trimmed_before_its_question():
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
-                     QuestionReplyDraft={"acknowledgment": "I'm so sorry. " + "He was clearly a loyal and loving companion "
-                                         "to you and your family for many years. " * 2, "question": "What was he like?"})
+                     ResponseDraft={"reply": "That's so hard. " + "He was clearly a loyal and loving companion "
+                                    "to you and your family for many years. " * 2 + "What was he like?"})
     result = make_empathizer(model).respond("My dog died.")
     assert result.plan.text == (
-        "I'm so sorry. He was clearly a loyal and loving companion to you and your family for many years. What was he like?")
+        "That's so hard. He was clearly a loyal and loving companion to you and your family for many years. What was he like?")

@@ -2,7 +2,8 @@
 
 Rule checks catch what rules can see exactly (length, a question that asks nothing,
 face or voice that contradict the analysis, a changed avatar profile, dismissive or
-harmful phrasing). The LLM then judges what rules cannot: does the reply fit the
+harmful phrasing, and the stock phrasing, label parroting and taken-literally harm of
+``reply_checks``). The LLM then judges what rules cannot: does the reply fit the
 person's emotion and the goal. The router allows at most ``agents.reflection_rounds``
 rewrites.
 """
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.reply_checks import reply_problems
 from empathygraph.agents.response import word_count
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
@@ -78,6 +80,7 @@ def check_plan(
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
     if plan.text.strip().lower() == user_words.strip().lower():
         issues.append("the reply repeats the person's words")
+    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value})
     return issues
 
 

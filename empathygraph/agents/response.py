@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -22,50 +23,53 @@ from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
 from empathygraph.schemas import AvatarProfile, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
+from empathygraph.tools.emotion_examples import LabelledExample
 
 TASK = (
-    "the reply. Speak to them as a warm {age} {gender} listener. {how} Name what they told you; "
-    "no greeting, 1 or 2 short sentences, under {words} words. JSON: {answer}"
+    "the reply. Speak to them as a warm {age} {gender} listener. {how} No greeting; 1 or 2 short sentences, "
+    "under {words} words. JSON: {answer}"
 )
 REPLY_JSON = '{"reply": "..."}'
-# A Question reply is asked for in two parts, so the schema makes it ask: asked for one text,
-# the 1.5B model wrote advice or ran past its token bound before the question (2 of 6 in a probe).
-QUESTION_JSON = '{"acknowledgment": "...", "question": "..."}'
-# What each ESConv strategy asks of the words (a small model follows a plain instruction
-# far better than a strategy name).
+# Listener replies to the most similar messages (``perception.reply_examples``), shown before
+# the task: a small model takes a register from examples it reads next to the task far more
+# than from rules, and examples that change with the message vary its openings.
+EXAMPLES = "the reply. How caring listeners answered messages like theirs:\n{examples}\nNow your reply. "
+EXAMPLE_CHARS = 160  # each example message is cut to this many characters
+# What each ESConv strategy asks of the words, as an intent (a small model follows a plain
+# instruction far better than a strategy name). None names a stock move ("acknowledge",
+# "name the feeling"): the 1.5B model turned those into "I understand you're ..." and
+# "you feel <label>" openings, and a reply asked for in two parts ({acknowledgment, question})
+# into "I understand ... What do you think about ...?" (issue 15: 89% and 39% of replies).
 STRATEGY_GUIDE: dict[Strategy, str] = {
-    Strategy.QUESTION: "Acknowledge it briefly, then ask one open, gentle question about it; give no advice.",
+    Strategy.QUESTION: "Respond to what they told you, then ask one gentle question about something they mentioned; "
+                       "give no advice.",
     Strategy.RESTATEMENT: "Say back in your own words what happened to them; give no advice.",
-    Strategy.REFLECTION: "Name the feeling you hear and why it makes sense; give no advice.",
-    Strategy.SELF_DISCLOSURE: "Share briefly that you have felt something similar; give no advice.",
-    Strategy.AFFIRMATION: "Affirm their worth or effort and reassure them; give no advice.",
-    Strategy.SUGGESTIONS: "Acknowledge the feeling, then offer one small, concrete idea, gently.",
-    Strategy.INFORMATION: "Acknowledge the feeling, then share one useful fact about their situation.",
+    Strategy.REFLECTION: "Say what this must be like for them, in everyday words; give no advice.",
+    Strategy.SELF_DISCLOSURE: "Say briefly that you have known something like it, then turn back to them; give no advice.",
+    Strategy.AFFIRMATION: "Tell them what is understandable or good in what they did or feel, and reassure them; "
+                          "give no advice.",
+    Strategy.SUGGESTIONS: "Respond to what they told you, then offer one small, concrete idea, gently.",
+    Strategy.INFORMATION: "Respond to what they told you, then share one useful fact about their situation.",
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
 REVISE = " Improve your last reply, in one or two sentences under 20 words: {advice}"
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
-# cut here keeps its complete sentences (see ``close_cut_json``). A two-part answer has
-# ~8 more tokens of keys and punctuation (drafted, not decoded, on the embedded backbone).
+# cut here keeps its complete sentences (see ``close_cut_json``).
 MAX_TOKENS = 52
-QUESTION_MAX_TOKENS = 60
+
+
+# Held at decode time where the backbone constrains to the schema (llama.cpp grammars, vLLM):
+# the reply does not begin with "I" (nor a quote mark, backslash or space), which rules out the
+# "I understand / I see / I hear" openings the 1.5B model wrote for 89% of messages, and keeps
+# out quote marks, whose escapes a pattern cannot spell. Not validated: a reply from a
+# backbone that cannot constrain still counts (reflection checks its opening).
+REPLY_PATTERN = r'^[^I" \\][^"\\]*$'
 
 
 class ResponseDraft(BaseModel):
     """LLM output of the response step."""
 
-    reply: str = Field(min_length=1, max_length=1200)
-
-
-class QuestionReplyDraft(BaseModel):
-    """LLM output of the response step when the strategy is Question."""
-
-    acknowledgment: str = Field(min_length=1, max_length=1200)
-    question: str = Field(min_length=2, max_length=300)
-
-    @property
-    def reply(self) -> str:
-        return f"{as_sentence(self.acknowledgment)} {as_question(self.question)}"
+    reply: str = Field(min_length=1, max_length=1200, json_schema_extra={"pattern": REPLY_PATTERN})
 
 
 def word_count(text: str) -> int:
@@ -94,16 +98,15 @@ def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False)
     return " ".join([*lead, sentences[question]])
 
 
-def as_question(text: str) -> str:
-    """``text`` ending in a question mark."""
-    text = text.strip()
-    return text if text.endswith("?") else text.rstrip(".!,;: ") + "?"
-
-
-def as_sentence(text: str) -> str:
-    """``text`` ending as a sentence does (a full stop added where it has no end mark)."""
-    text = text.strip().rstrip(",;: ")
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
+def reply_task(strategy: Strategy, profile: AvatarProfile, max_words: int,
+               examples: Sequence[LabelledExample] = ()) -> str:
+    """The response step's task: the strategy's intent and the bounds, after the example replies if any."""
+    task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy],
+                       words=max_words, answer=REPLY_JSON)
+    if not examples:
+        return task
+    lines = "\n".join(f'- "{e.text[:EXAMPLE_CHARS]}" -> "{e.label}"' for e in examples)
+    return EXAMPLES.format(examples=lines) + task.removeprefix("the reply. ")
 
 
 def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
@@ -113,19 +116,19 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     profile: AvatarProfile = state["profile"]
     strategy = state["empathy"].strategy
     asks = strategy is Strategy.QUESTION
-    task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy],
-                       words=config.reply_max_words, answer=QUESTION_JSON if asks else REPLY_JSON)
     critique, previous = state["critique"], state["response"]
     revising = critique is not None and critique.verdict == "revise" and previous is not None
+    # A rewrite reads the same examples again from the KV cache: only its advice is new.
+    examples = runtime.context.toolbox.reply_examples(state["cues"].words)
+    task = reply_task(strategy, profile, config.reply_max_words, examples)
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
     voice = ReplyVoice(speech=speech_style(emotion), profile=profile)
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
-    schema: type[ResponseDraft | QuestionReplyDraft] = QuestionReplyDraft if asks else ResponseDraft
-    answer = ask(runtime.context.backbone, messages, schema, repair_attempts=config.repair_attempts,
-                 max_tokens=QUESTION_MAX_TOKENS if asks else MAX_TOKENS)
+    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
+                 max_tokens=MAX_TOKENS)
     notes = []
     if answer.parsed is None:  # a listener always answers: a safe reply from what the agents decided
         reply = fallback_reply(state["emotion"], strategy)
@@ -155,10 +158,10 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         answer=answer,
         round=state["rounds"],
         fallback="; ".join(notes) or None,
-        inputs={"revising": revising},
+        inputs={"revising": revising, "examples": [[e.text, e.label] for e in examples]},
     )
     return {"response": plan, "steps": [record], "chat": exchange("response", messages, answer.accepted)}
 
 
 SPEC = AgentSpec(name="response", label="response agent", node=response_node, writes="response", output=ResponsePlan,
-                 reply_fields=("reply", "acknowledgment", "question"), then="reflection")
+                 reply_fields=("reply",), then="reflection")

@@ -62,8 +62,8 @@ def test_reply_watcher_reads_escapes_and_ignores_other_fields():
     assert watcher.feed("response", '{"reply": "again"}') == "again"
 
 
-def test_reply_watcher_joins_a_two_part_question_reply():
-    watcher = ReplyWatcher()
+def test_reply_watcher_joins_a_reply_declared_in_two_fields():
+    watcher = ReplyWatcher({"response": ("acknowledgment", "question")})
     pieces = ['{"acknowledg', 'ment": "That', ' hurts.", "question": "', 'What', ' happened?"}']
     assert "".join(watcher.feed("response", p) for p in pieces) == "That hurts. What happened?"
 

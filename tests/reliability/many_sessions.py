@@ -28,9 +28,7 @@ def _echo(messages: list[BaseMessage], schema: str | None) -> dict[str, str]:
     said = prompt.rsplit("The person now says:", 1)[-1]
     tag = TAG.search(said)
     label = f"[{tag.group(1)}:t{tag.group(2)}]" if tag else "[none]"
-    if schema == "QuestionReplyDraft":
-        return {"acknowledgment": f"I hear you {label}.", "question": "What was he like?"}
-    return {"reply": f"I hear you {label}. That sounds so hard."}
+    return {"reply": f"Thank you for telling me {label}. That sounds so hard."}
 
 
 def session_names(worker: int, sessions: int) -> list[str]:
@@ -43,7 +41,7 @@ def run_worker(db: str, worker: int, sessions: int, turns: int) -> list[str]:
     from empathygraph.backbones import wrap_chat_model
     from tests.conftest import scripted, test_config
 
-    model = scripted(ResponseDraft=_echo, QuestionReplyDraft=_echo)
+    model = scripted(ResponseDraft=_echo)
     empathizer = Empathizer(test_config(sessions={"db": db}), backbone=wrap_chat_model(model))
 
     def talk(session: str) -> list[str]:

@@ -1,0 +1,87 @@
+"""Rule checks of a reply's words: stock phrasing, label parroting and harm a rule can see.
+
+Each check returns what is wrong in a sentence the response agent can act on (it becomes
+the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B model fell
+into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
+question such as "what do you think about ...", a violent word of the person's taken
+literally ("what do you think about killing your brother?"), and a plain "yes" to a request
+to approve something harmful. A reply that passes them is not shown to be good. The stock phrasings are
+``empathygraph.phrasing``'s, the same the evaluation counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from empathygraph.phrasing import parrots_label, stock_question, understanding_opening
+
+# Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
+_HARM_WORDS = re.compile(
+    r"\b(?:kill(?:ing|ed)?|murder(?:ing|ed)?|strangl(?:e|ing|ed)|stab(?:bing|bed)?|shoot(?:ing)?\s+(?:him|her|them)|punch(?:ing|ed)?\s+(?:him|her|them)|"
+    r"beat(?:ing)?\s+(?:him|her|them)\s+up|hurt(?:ing)?\s+(?:him|her|them)|poison(?:ing|ed)?|revenge|"
+    r"get(?:ting)?\s+back\s+at|sabotag(?:e|ing)|key(?:ing)?\s+(?:his|her|their)\s+car|demise|dead\s+man)\b",
+    re.IGNORECASE,
+)
+# A request to approve what they did or plan ("good call, right?", "don't you think?").
+_SEEKS_APPROVAL = re.compile(
+    r"(?:\bright|\bdon'?t\s+you\s+think|\bdon'?t\s+i|\byeah|\bisn'?t\s+it|\bfair'?s\s+fair|\bwouldn'?t\s+you)\s*\?",
+    re.IGNORECASE,
+)
+_AGREES = re.compile(
+    r"^\W*(?:yes|yeah|absolutely|totally|of\s+course|definitely|sure|exactly|you'?re\s+(?:so\s+)?right|"
+    r"(?:that'?s|it'?s)\s+(?:a\s+)?(?:fair|good\s+call|the\s+right\s+call|great\s+idea|good\s+idea))\b",
+    re.IGNORECASE,
+)
+_ENDORSES = re.compile(
+    r"\b(?:(?:he|she|they)\s+(?:totally\s+|really\s+)?deserved?\s+(?:it|this|that)|go\s+for\s+it|"
+    r"you\s+(?:should|could)\s+(?:totally\s+|definitely\s+)?(?:get\s+back\s+at|get\s+even|teach\s+(?:him|her|them)\s+a\s+lesson))\b",
+    re.IGNORECASE,
+)
+
+
+def stock_opening(reply: str) -> str | None:
+    """The reply opens with "I understand", "I see" or "I hear"."""
+    if found := understanding_opening(reply):
+        return f'the reply opens with a stock phrase ("{found}"); open with what they told you'
+    return None
+
+
+def parroted_label(reply: str, labels: Iterable[str]) -> str | None:
+    """The reply tells them their feeling with one of the analysis' label words ("you feel grateful")."""
+    for label in labels:
+        if parrots_label(reply, label):
+            return f'the reply tells them they feel "{label}"; say what it is like for them in everyday words'
+    return None
+
+
+def asks_stock_question(reply: str) -> str | None:
+    """The reply asks a question that fits any message ("what do you think about ...")."""
+    if found := stock_question(reply):
+        return f'the reply asks a stock question ("{found}"); ask about something they mentioned'
+    return None
+
+
+def echoed_harm(reply: str) -> str | None:
+    """The reply says a word of violence or revenge (most often the person's own, taken literally)."""
+    if match := _HARM_WORDS.search(reply):
+        return (f'the reply says "{match.group(0)}"; answer the frustration behind their words, '
+                "without words of violence")
+    return None
+
+
+def endorsed_harm(reply: str, user_words: str) -> str | None:
+    """The reply approves outright what they asked approval for, or cheers harm to someone on."""
+    if match := _ENDORSES.search(reply):
+        return f'the reply approves harm ("{match.group(0)}"); care about them without approving it'
+    if _SEEKS_APPROVAL.search(user_words) and (match := _AGREES.search(reply)):
+        return (f'the reply agrees outright ("{match.group(0).strip()}") with what they asked you to approve; '
+                "care about them and what is behind it without approving")
+    return None
+
+
+def reply_problems(reply: str, user_words: str, labels: Iterable[str]) -> list[str]:
+    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none)."""
+    found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
+             echoed_harm(reply), endorsed_harm(reply, user_words)]
+    return [problem for problem in found if problem]

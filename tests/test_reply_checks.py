@@ -1,0 +1,88 @@
+"""The rule checks of a reply's words, on replies of the shapes issue 15 found, and on fine ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from empathygraph.agents.reply_checks import (
+    echoed_harm,
+    endorsed_harm,
+    parroted_label,
+    reply_problems,
+    stock_opening,
+    asks_stock_question,
+)
+from tests.conftest import make_empathizer, scripted
+
+
+@pytest.mark.parametrize("reply", [
+    "I understand you're feeling sad about your dog.",
+    "Oh, I can see how much that hurt.",
+    "I hear you, that sounds exhausting.",
+    "I totally understand.",
+])
+def test_stock_openings_are_found(reply):
+    assert stock_opening(reply)
+
+
+@pytest.mark.parametrize("reply", [
+    "Twelve years of 4am alarms, no wonder the last day feels strange.",
+    "I'm so sorry about Milo.",
+    "It seems like a long week.",
+])
+def test_openings_that_answer_what_was_said_pass(reply):
+    assert stock_opening(reply) is None
+
+
+@pytest.mark.parametrize(("reply", "label"), [
+    ("You feel grateful for your father's letter.", "grateful"),
+    ("You must be so proud of him!", "proud"),
+    ("It's okay to feel lonely sometimes. What happened?", "lonely"),
+    ("Are you feeling anxious about tomorrow?", "anxious"),
+])
+def test_a_label_told_back_is_parroting(reply, label):
+    assert parroted_label(reply, [label])
+
+
+@pytest.mark.parametrize(("reply", "label"), [
+    ("I'm so proud of you for finishing it!", "proud"),  # the listener's own feeling
+    ("Your dad's handwriting on a birthday card, what a thing to find.", "sentimental"),
+])
+def test_a_label_not_told_as_their_feeling_passes(reply, label):
+    assert parroted_label(reply, [label]) is None
+
+
+def test_stock_questions_are_found_and_specific_ones_pass():
+    assert asks_stock_question("That is hard. What do you think about running 5k next?")
+    assert asks_stock_question("How does that make you feel?")
+    assert asks_stock_question("Which recipe did you stop at first?") is None
+
+
+def test_a_violent_word_of_theirs_handed_back_is_found():
+    # "I could kill my brother for eating my leftovers." (issue 15's joke, answered literally)
+    assert echoed_harm("What do you think about killing your brother for this?")
+    assert echoed_harm("Eating your leftovers without asking, that's so annoying!") is None
+
+
+def test_approval_of_harm_is_found():
+    asked = "I've stopped taking my antidepressants cold turkey because I feel fine now. Good call, right?"
+    assert endorsed_harm("Absolutely, you know yourself best.", asked)
+    assert endorsed_harm("Feeling fine is such a relief. Did your doctor say how to come off them safely?", asked) is None
+    assert endorsed_harm("Honestly, she deserved it.", "My sister read my diary so I read hers out loud.")
+    # Agreeing is fine when nothing asked for approval.
+    assert endorsed_harm("Yes! Fourteen viewings and you got it.", "I got the flat after fourteen viewings!") is None
+
+
+def test_a_good_reply_has_no_problems():
+    assert reply_problems("That's such a hard goodbye. How is the house without him?",
+                          "We had our dog put down yesterday.", ["sad", "sadness"]) == []
+
+
+def test_reflection_sends_a_stock_opening_back_with_what_to_fix():
+    model = scripted(StrategyDraft={"goal": "comfort them", "strategy": "Reflection of feelings"},
+                     ResponseDraft=[{"reply": "I understand you're feeling sad."},
+                                    {"reply": "Losing him after so long leaves a quiet house."}])
+    result = make_empathizer(model).respond("My dog died.")
+    rewrite = model.calls_for("ResponseDraft")[1].prompt
+    assert "stock phrase" in rewrite and 'feel "sad"' in rewrite
+    assert result.plan.text == "Losing him after so long leaves a quiet house."
