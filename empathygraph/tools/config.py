@@ -7,6 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, FilePath
 
+# The project's own writing: listener replies of the register the response agent is asked for.
+REPLY_EXAMPLES = Path(__file__).parent / "data" / "reply_examples.jsonl"
+
 
 class PerceptionConfig(BaseModel):
     """Which perception tools run and the limits they enforce on inputs."""
@@ -21,6 +24,14 @@ class PerceptionConfig(BaseModel):
         "(the most similar first); none: the LLM weighs the classifier's labels without examples",
     )
     emotion_example_count: int = Field(default=5, ge=1, le=20)
+    reply_examples: FilePath | None = Field(
+        default=None,
+        description="messages with a listener's reply to each, the most similar of which the response agent is shown "
+        "before it writes: a JSONL of {text, reply} pairs (e.g. REPLY_EXAMPLES, the project's own 105) or "
+        "EmpatheticDialogues conversations (the speaker's first turn and the listener's answer); none (the default): "
+        "no examples, since the 1.5B model copied the examples' details into its replies",
+    )
+    reply_example_count: int = Field(default=2, ge=1, le=10)
 
     # --- audio -----------------------------------------------------------------------------
     asr_backend: Literal["faster-whisper", "openai-whisper"] = "faster-whisper"

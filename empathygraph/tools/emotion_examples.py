@@ -1,9 +1,12 @@
-"""Labelled example messages, retrieved by meaning, for the emotion fusion's prompt.
+"""Example messages, retrieved by meaning, for the agents' prompts.
 
-A bank holds the situations and speaker turns of an EmpatheticDialogues-format file with
-their conversation's emotion, embedded by the text-emotion encoder. ``nearest`` returns
-the examples closest (cosine) to a message, so the LLM weighs the classifier's candidate
-labels after reading how similar messages were labelled. Embeddings are cached under
+A bank holds messages with what each is labelled with, embedded by the text-emotion
+encoder; ``nearest`` returns the examples closest (cosine) to a message. Two banks use it:
+the emotion fusion's (the situations and speaker turns of an EmpatheticDialogues-format
+file, labelled with their conversation's emotion), so the LLM weighs the classifier's
+candidate labels after reading how similar messages were labelled; and the response
+agent's (messages labelled with a listener's reply to them: ``reply_pairs``), so the LLM
+writes after reading how listeners answered similar messages. Embeddings are cached under
 ``<home>/eval`` (``cached_embeddings``): only the first use of a file pays for them.
 """
 
@@ -36,9 +39,30 @@ def ed_labelled_texts(ed_path: Path) -> tuple[list[str], list[str], list[str]]:
     return texts, labels, groups
 
 
+def reply_pairs(path: Path) -> tuple[list[str], list[str], list[str]]:
+    """(messages, replies, ids) of a JSON Lines file: ``{"text", "reply"}`` pairs, or EmpatheticDialogues
+    conversations (the speaker's first turn and the listener's answer to it; conversation ids as ids)."""
+    texts, replies, groups = [], [], []
+    for line, record, error in iter_jsonl(path):
+        if error or not isinstance(record, dict):
+            continue
+        if isinstance(record.get("text"), str) and isinstance(record.get("reply"), str):
+            text, reply, group = record["text"], record["reply"], str(record.get("id", line))
+        else:
+            turns = [t for t in record.get("dialog", []) if isinstance(t, dict)]
+            if len(turns) < 2 or [t.get("speaker") for t in turns[:2]] != ["speaker", "listener"]:
+                continue
+            text, reply, group = turns[0].get("text", ""), turns[1].get("text", ""), str(record.get("conv_id"))
+        if text.strip() and reply.strip():
+            texts.append(text.strip())
+            replies.append(reply.strip())
+            groups.append(group)
+    return texts, replies, groups
+
+
 @dataclass(frozen=True)
 class LabelledExample:
-    """A message and the emotion its conversation was labelled with."""
+    """A message and what it is labelled with: its conversation's emotion, or a listener's reply."""
 
     text: str
     label: str
@@ -62,6 +86,16 @@ class ExampleBank:
         embeddings = cached_embeddings(encoder.name, texts, encoder)
         keep = [i for i, group in enumerate(groups) if group not in exclude]
         return cls([texts[i] for i in keep], [labels[i] for i in keep], embeddings[keep])
+
+    @classmethod
+    def from_replies(cls, path: Path, encoder: SentenceEncoder, exclude: Collection[str] = ()) -> ExampleBank:
+        """The messages of ``reply_pairs(path)`` labelled with their replies, without the ids in ``exclude``."""
+        texts, replies, groups = reply_pairs(path)
+        if not texts:
+            raise ValueError(f"{path}: no message with a reply in it")
+        embeddings = cached_embeddings(encoder.name, texts, encoder)
+        keep = [i for i, group in enumerate(groups) if group not in exclude]
+        return cls([texts[i] for i in keep], [replies[i] for i in keep], embeddings[keep])
 
     def nearest(self, embedding: np.ndarray, k: int) -> list[LabelledExample]:
         """The ``k`` examples most similar to ``embedding``, the closest first."""

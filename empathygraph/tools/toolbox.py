@@ -61,6 +61,11 @@ class ToolBox:
         return ExampleBank.from_ed(path, self._text_classifier.encoder, self.held_out) if path else None
 
     @cached_property
+    def _reply_bank(self) -> ExampleBank | None:
+        path = self.config.reply_examples
+        return ExampleBank.from_replies(path, self._text_classifier.encoder, self.held_out) if path else None
+
+    @cached_property
     def _recognizer(self) -> Recognizer:
         c = self.config
         return load_recognizer(c.asr_backend, c.asr_model, language=c.asr_language, beam_size=c.asr_beam_size)
@@ -144,6 +149,19 @@ class ToolBox:
         bank: ExampleBank = self._load("text", "_example_bank")
         query = self._text_classifier.embed(text)
         return bank.nearest(query, self.config.emotion_example_count)
+
+    def reply_examples(self, text: str) -> list[LabelledExample]:
+        """Messages most like ``text``, each labelled with a listener's reply (``reply_examples``; empty when
+        none is configured, or the text-emotion encoder that finds them is off or cannot load here)."""
+        config = self.config
+        if config.reply_examples is None or not config.text_emotion or not text.strip() or self.text_emotion_unavailable:
+            return []
+        try:
+            bank: ExampleBank = self._load("text", "_reply_bank")
+        except BackendError as exc:
+            self.text_emotion_unavailable = str(exc)
+            return []
+        return bank.nearest(self._text_classifier.embed(text), self.config.reply_example_count)
 
     def hear(self, audio: Path) -> VoiceCue:
         """Transcribe and describe the voice in ``audio``.

@@ -45,3 +45,30 @@ def test_nearest_examples_come_closest_first_and_leave_out_excluded_conversation
 def test_a_bank_file_that_does_not_exist_is_refused_by_name(tmp_path):
     with pytest.raises(ValidationError, match="emotion_examples"):
         PerceptionConfig(emotion_examples=tmp_path / "missing.jsonl")
+
+
+def test_a_reply_bank_reads_pairs_and_ed_conversations_and_returns_replies(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMPATHYGRAPH_HOME", str(tmp_path / "home"))
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"text": "my cat died", "reply": "Oh no, how old was she?"}) + "\n"
+                     + json.dumps({"text": "I won the cup", "reply": "Champion! Who did you beat?"}) + "\n")
+    bank = ExampleBank.from_replies(pairs, FakeEncoder())
+    assert bank.nearest(np.array([0.1, 1.0]), 1) == [LabelledExample("I won the cup", "Champion! Who did you beat?")]
+    ed = tmp_path / "ed.jsonl"
+    ed.write_text(json.dumps({"conv_id": "a", "emotion": "sad", "dialog": [
+        {"speaker": "speaker", "text": "our dog died"}, {"speaker": "listener", "text": "I'm so sorry."}]}) + "\n"
+        + json.dumps({"conv_id": "b", "emotion": "sad", "dialog": [{"speaker": "speaker", "text": "the cat is gone"}]}) + "\n")
+    from_ed = ExampleBank.from_replies(ed, FakeEncoder())
+    assert from_ed.texts == ["our dog died"] and from_ed.labels == ["I'm so sorry."]  # no reply, no example
+    assert ExampleBank.from_replies(ed, FakeEncoder(), exclude={"b"}).texts == ["our dog died"]
+
+
+def test_the_shipped_reply_bank_is_well_formed_and_off_by_default():
+    from empathygraph.tools.config import REPLY_EXAMPLES
+    from empathygraph.tools.emotion_examples import reply_pairs
+
+    assert PerceptionConfig().reply_examples is None  # the 1.5B model copied the examples' details
+    texts, replies, _ = reply_pairs(REPLY_EXAMPLES)
+    assert len(texts) == len(replies) >= 100
+    # Its replies are of the register asked for: none opens with "I understand / I see / I hear".
+    assert not [r for r in replies if r.lower().startswith(("i understand", "i see", "i hear"))]
