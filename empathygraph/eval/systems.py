@@ -17,7 +17,7 @@ from typing import Protocol
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from empathygraph.agents.prompting import SYSTEM_PROMPT
+from empathygraph.agents.prompting import LISTENER
 from empathygraph.agents.strategy_prior import StrategyPredictor
 from empathygraph.agents.structured import ask
 from empathygraph.backbones.base import Backbone
@@ -190,7 +190,7 @@ class SinglePromptSystem:
     def predict(self, sample: Sample) -> Prediction:
         started = time.perf_counter()
         messages = [
-            SystemMessage(content=SYSTEM_PROMPT),
+            SystemMessage(content=LISTENER),  # the listener alone: the graph's reply rules and examples are its own
             HumanMessage(content=f"{conversation_text(sample, self.history_turns)}\n\n{self.task}"),
         ]
         answer = ask(self.backbone, messages, OnePass, repair_attempts=self.repair_attempts)
