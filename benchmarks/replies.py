@@ -32,14 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from empathygraph.eval.harm import harm_figures
-from empathygraph.eval.judge import EmpathyJudge, empathy_figures
-from empathygraph.eval.style import style_figures
-
+from empathygraph.agents.crisis import SPEC as CRISIS
 from empathygraph.config import Config, load_config
+from empathygraph.eval.harm import harm_figures
 from empathygraph.eval.harness import Harness, spread
+from empathygraph.eval.judge import EmpathyJudge, empathy_figures
 from empathygraph.eval.loaders import load_ed
 from empathygraph.eval.samples import Sample
+from empathygraph.eval.style import style_figures
 from empathygraph.jsonl import iter_jsonl
 from empathygraph.paths import default_home
 from empathygraph.session import Empathizer
@@ -78,7 +78,7 @@ def graph_answer(empathizer: Empathizer, item: dict, session: str) -> dict:
     critiques = [s for s in result.steps if s.step == "reflection"]
     return {"reply": result.reply, "strategy": result.empathy.strategy.value if result.empathy else None,
             "emotion": result.emotion.emotion.value if result.emotion else None,
-            "route": "crisis" if any(s.step == "crisis" for s in result.steps) else "listen",
+            "route": "crisis" if any(s.step == CRISIS.name for s in result.steps) else "listen",
             "issues": [i for s in critiques for i in s.output.get("issues", [])],
             "rewrites": sum(s.step == "response" for s in result.steps) - 1,
             "llm_calls": result.llm_calls, "tokens": result.tokens.total}

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from empathygraph.agents.reply_checks import (
+    asks_stock_question,
     echoed_harm,
     endorsed_harm,
     parroted_label,
     reply_problems,
+    speaks_as_them,
     stock_opening,
-    asks_stock_question,
 )
 from tests.conftest import make_empathizer, scripted
 
@@ -86,3 +90,26 @@ def test_reflection_sends_a_stock_opening_back_with_what_to_fix():
     rewrite = model.calls_for("ResponseDraft")[1].prompt
     assert "stock phrase" in rewrite and 'feel "sad"' in rewrite
     assert result.plan.text == "Losing him after so long leaves a quiet house."
+
+
+def test_a_reply_that_retells_the_message_as_theirs_is_found():
+    said = "My goldfish of eight years died. I know it's just a fish but I'm a wreck."
+    assert "my goldfish" in speaks_as_them("My goldfish died, and I'm devastated.", said)
+    assert speaks_as_them("Eight years with your goldfish is a long friendship.", said) is None
+    assert speaks_as_them("When my cat died I was a wreck too.", said) is None  # the listener's own cat
+
+
+def test_replies_are_held_from_opening_with_i_or_my():
+    from empathygraph.agents.response import REPLY_PATTERN
+
+    for blocked in ("I understand your loss.", "I see.", "It sounds hard.", "My goldfish died.", '"Quoted'):
+        assert re.fullmatch(REPLY_PATTERN, blocked) is None
+    for allowed in ("Eight years is a long time.", "Maybe start small.", "Oh no, your goldfish!"):
+        assert re.fullmatch(REPLY_PATTERN, allowed)
+    # llama.cpp turns it into a grammar (it takes no "(?:" groups).
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from empathygraph.agents.response import ResponseDraft
+    from empathygraph.backbones.embedded import without_max_length
+
+    assert '([^IM" ' in json_schema_to_gbnf(json.dumps(without_max_length(ResponseDraft.model_json_schema())))

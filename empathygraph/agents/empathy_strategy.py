@@ -94,7 +94,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
     previous = _previous_strategies(state)
     ranked = prior_ranking(runtime.context.strategy_prior, state)
     chosen = prior_choice(ranked, config)
-    schema: type[StrategyDraft] | type[GoalDraft]
+    schema: type[StrategyDraft | GoalDraft]
     if chosen is not None:
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
     else:

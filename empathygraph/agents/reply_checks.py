@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from empathygraph.phrasing import parrots_label, stock_question, understanding_opening
+from empathygraph.phrasing import normalize, parrots_label, stock_question, understanding_opening
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
 _HARM_WORDS = re.compile(
@@ -80,8 +80,20 @@ def endorsed_harm(reply: str, user_words: str) -> str | None:
     return None
 
 
+_MY = re.compile(r"\bmy\s+([a-z][a-z'-]*)")
+
+
+def speaks_as_them(reply: str, user_words: str) -> str | None:
+    """The reply says "my <thing>" of a thing the person called theirs: it retells the message as if it were them."""
+    theirs = set(_MY.findall(normalize(user_words)))
+    for thing in _MY.findall(normalize(reply)):
+        if thing in theirs:
+            return f'the reply says "my {thing}" as if it were them; speak to them about their {thing}'
+    return None
+
+
 def reply_problems(reply: str, user_words: str, labels: Iterable[str]) -> list[str]:
     """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none)."""
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
-             echoed_harm(reply), endorsed_harm(reply, user_words)]
+             echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words)]
     return [problem for problem in found if problem]

@@ -60,10 +60,11 @@ MAX_TOKENS = 52
 
 # Held at decode time where the backbone constrains to the schema (llama.cpp grammars, vLLM):
 # the reply does not begin with "I" (nor a quote mark, backslash or space), which rules out the
-# "I understand / I see / I hear" openings the 1.5B model wrote for 89% of messages, and keeps
-# out quote marks, whose escapes a pattern cannot spell. Not validated: a reply from a
-# backbone that cannot constrain still counts (reflection checks its opening).
-REPLY_PATTERN = r'^[^I" \\][^"\\]*$'
+# "I understand / I see / I hear" openings the 1.5B model wrote for 89% of messages, nor with
+# "My", which it then used to retell the message as if it were the person ("My goldfish died,
+# and I'm devastated"); and it keeps out quote marks, whose escapes a pattern cannot spell. Not
+# validated: a reply from a backbone that cannot constrain still counts (reflection checks it).
+REPLY_PATTERN = r'^([^IM" \\]|M[^y"\\])[^"\\]*$'
 
 
 class ResponseDraft(BaseModel):
