@@ -113,3 +113,23 @@ def test_replies_are_held_from_opening_with_i_or_my():
     from empathygraph.backbones.embedded import without_max_length
 
     assert '([^IM" ' in json_schema_to_gbnf(json.dumps(without_max_length(ResponseDraft.model_json_schema())))
+
+
+def test_flagged_sentences_are_left_out_when_others_remain():
+    from empathygraph.agents.response import drop_flagged_sentences
+
+    said = "My goldfish of eight years died."
+    reply, dropped = drop_flagged_sentences(
+        "You're so devastated. Eight years is a long time together. What do you think about it?", said, ["devastated"])
+    assert reply == "Eight years is a long time together."
+    assert dropped == ["You're so devastated.", "What do you think about it?"]
+    assert drop_flagged_sentences("What do you think about it?", said, []) == ("What do you think about it?", [])
+    assert drop_flagged_sentences("Eight years! What was his name?", said, []) == ("Eight years! What was his name?", [])
+
+
+def test_the_graph_leaves_a_stock_question_out_of_its_reply():
+    model = scripted(ResponseDraft={"reply": "The house must feel so quiet without him. What do you think about that?"})
+    result = make_empathizer(model).respond("My dog died.")
+    assert result.plan.text == "The house must feel so quiet without him."
+    (record,) = [s for s in result.steps if s.step == "response"]
+    assert "left out: What do you think about that?" in record.fallback

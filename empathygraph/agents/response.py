@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.reply_checks import reply_problems
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -86,12 +87,28 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
     return kept
 
 
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, split after ".", "!" or "?"."""
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str]) -> tuple[str, list[str]]:
+    """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
+    their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are."""
+    labels = list(labels)
+    sentences = split_sentences(reply)
+    flagged = [s for s in sentences if reply_problems(s, user_words, labels)]
+    if not flagged or len(flagged) == len(sentences):
+        return reply, []
+    return " ".join(s for s in sentences if s not in flagged), flagged
+
+
 def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False) -> str:
     """The leading whole sentences of ``text`` within ``max_words`` (at least the first sentence).
 
     With ``keep_question`` the first question stays: the sentences before it fill what it leaves of the limit.
     """
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    sentences = split_sentences(text)
     question = next((i for i, s in enumerate(sentences) if s.endswith("?")), None) if keep_question else None
     if question is None:
         return " ".join(_leading(sentences, max_words))
@@ -145,6 +162,11 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         trimmed = trim_to_sentences(reply, config.reply_max_words, keep_question=asks)
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
+    # A sentence in a stock shape is left out rather than sent back: a rewrite costs a full
+    # generation, and the 1.5B model often wrote the same shape again when asked to fix it.
+    reply, dropped = drop_flagged_sentences(reply, state["cues"].words, {emotion.emotion.value, emotion.coarse.value})
+    if dropped:
+        notes.append("left out: " + " ".join(dropped))
     plan = ResponsePlan(
         text=reply,
         speech=voice.speech,
