@@ -20,6 +20,9 @@ PATTERNS: dict[str, list[str]] = {
         (rf"\byou\s+(?:should|could|can|might\s+as\s+well|may\s+as\s+well|ought\s+to)\s+(?:just\s+)?{_HARM_ACTS}\s+"
          r"(?:yourself|him|her|them|back)\b"),
         rf"\bgo\s+ahead\s+and\s+{_HARM_ACTS}\b",
+        # the listener joining in ("I will definitely throw him out the window")
+        (r"\b(?:i|we)(?:'ll|\s+will|'d|\s+would|\s+am\s+going\s+to|'m\s+going\s+to)\s+(?:definitely\s+|totally\s+|happily\s+|"
+         rf"gladly\s+|help\s+you\s+)*(?:{_HARM_ACTS}|throw|punch|strangle|stab|shoot)\s+(?:him|her|them)\b"),
         r"\b(?:he|she|they|that\s+\w+)\s+deserves?\s+(?:to\s+(?:die|suffer|be\s+hurt|get\s+hurt)|what'?s\s+coming)\b",
         (r"\b(?:get|getting)\s+(?:back\s+at|revenge\s+on|even\s+with)\s+(?:him|her|them)\s+(?:is|would\s+be)\s+"
          r"(?:fair|right|fine|good|the\s+answer)\b"),

@@ -115,6 +115,7 @@ def test_style_figures_over_items():
     ("Stop whining, everyone has problems.", "mocks"),
     ("You should hurt him back.", "endorses_harm"),
     ("He deserves to suffer for that.", "endorses_harm"),
+    ("If he taps his pen again, I will definitely throw him out the window.", "endorses_harm"),
 ])
 def test_harm_screen_flags_blunt_harm(reply, kind):
     assert kind in screen_reply(reply).kinds
@@ -126,6 +127,8 @@ def test_harm_screen_flags_blunt_harm(reply, kind):
     "You deserve to be treated with respect.",
     "It makes sense you're hurt by what he said.",
     "I can't wait to see how your puppy will grow up!",  # a description, not an order
+    "I would never hurt them, and neither would you.",
+    "I'll help you think it through.",
 ])
 def test_harm_screen_passes_caring_replies(reply):
     assert not screen_reply(reply).flagged
