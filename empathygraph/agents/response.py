@@ -162,11 +162,13 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         trimmed = trim_to_sentences(reply, config.reply_max_words, keep_question=asks)
         notes.append(f"reply trimmed from {word_count(reply)} to {word_count(trimmed)} words at a sentence end")
         reply = trimmed
-    # A sentence in a stock shape is left out rather than sent back: a rewrite costs a full
-    # generation, and the 1.5B model often wrote the same shape again when asked to fix it.
-    reply, dropped = drop_flagged_sentences(reply, state["cues"].words, {emotion.emotion.value, emotion.coarse.value})
-    if dropped:
-        notes.append("left out: " + " ".join(dropped))
+    # A sentence of the LLM's in a stock shape is left out rather than sent back: a rewrite costs a
+    # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
+    if answer.parsed is not None:
+        labels = {emotion.emotion.value, emotion.coarse.value}
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels)
+        if dropped:
+            notes.append("left out: " + " ".join(dropped))
     plan = ResponsePlan(
         text=reply,
         speech=voice.speech,
