@@ -80,22 +80,24 @@ class ExampleBank:
     @classmethod
     def from_ed(cls, path: Path, encoder: SentenceEncoder, exclude: Collection[str] = ()) -> ExampleBank:
         """The bank of an ED-format JSONL file, without the conversations whose ids are in ``exclude``."""
-        texts, labels, groups = ed_labelled_texts(path)
-        if not texts:
-            raise ValueError(f"{path}: no labelled EmpatheticDialogues conversation in it")
-        embeddings = cached_embeddings(encoder.name, texts, encoder)
-        keep = [i for i, group in enumerate(groups) if group not in exclude]
-        return cls([texts[i] for i in keep], [labels[i] for i in keep], embeddings[keep])
+        return cls._embedded(ed_labelled_texts(path), encoder, exclude,
+                             f"{path}: no labelled EmpatheticDialogues conversation in it")
 
     @classmethod
     def from_replies(cls, path: Path, encoder: SentenceEncoder, exclude: Collection[str] = ()) -> ExampleBank:
         """The messages of ``reply_pairs(path)`` labelled with their replies, without the ids in ``exclude``."""
-        texts, replies, groups = reply_pairs(path)
+        return cls._embedded(reply_pairs(path), encoder, exclude, f"{path}: no message with a reply in it")
+
+    @classmethod
+    def _embedded(cls, rows: tuple[list[str], list[str], list[str]], encoder: SentenceEncoder,
+                  exclude: Collection[str], empty: str) -> ExampleBank:
+        """A bank of (texts, labels, groups) embedded by ``encoder``, without the groups in ``exclude``."""
+        texts, labels, groups = rows
         if not texts:
-            raise ValueError(f"{path}: no message with a reply in it")
+            raise ValueError(empty)
         embeddings = cached_embeddings(encoder.name, texts, encoder)
         keep = [i for i, group in enumerate(groups) if group not in exclude]
-        return cls([texts[i] for i in keep], [replies[i] for i in keep], embeddings[keep])
+        return cls([texts[i] for i in keep], [labels[i] for i in keep], embeddings[keep])
 
     def nearest(self, embedding: np.ndarray, k: int) -> list[LabelledExample]:
         """The ``k`` examples most similar to ``embedding``, the closest first."""
