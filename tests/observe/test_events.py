@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from empathygraph.agents.response import QuestionReplyDraft
 from empathygraph.trace.events import (
     ReplyToken,
     ReplyWatcher,
@@ -69,9 +68,9 @@ def test_reply_watcher_joins_a_reply_declared_in_two_fields():
 
 
 def test_reply_watcher_ends_an_acknowledgment_without_a_full_stop_as_the_reply_does():
-    watcher = ReplyWatcher()
+    watcher = ReplyWatcher({"response": ("acknowledgment", "question")})
     pieces = ['{"acknowledgment": "That', ' hurts ', '", "question": "', 'What', ' happened?"}']
     streamed = [watcher.feed("response", p) for p in pieces]
     # the trailing space waits for what follows it; the acknowledgment is a sentence once the question begins
     assert streamed == ["That", " hurts", "", ". What", " happened?"]
-    assert "".join(streamed) == QuestionReplyDraft(acknowledgment="That hurts ", question="What happened?").reply
+    assert "".join(streamed) == "That hurts. What happened?"
