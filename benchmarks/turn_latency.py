@@ -138,8 +138,10 @@ def main() -> None:
     texts = (TURNS * 2)[: args.turns]
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "sessions.sqlite")
-        scripted = Empathizer(config(db), backbone=wrap_chat_model(ScriptedChatModel(script=INSTANT_SCRIPT)))
-        scripted.toolbox.config.text_emotion = False  # the framework alone, no perception models
+        # The framework alone: no perception models (text emotion, the risk classifier).
+        scripted = Empathizer(config(db, overrides=["safety.classifier=false"]),
+                              backbone=wrap_chat_model(ScriptedChatModel(script=INSTANT_SCRIPT)))
+        scripted.toolbox.config.text_emotion = False
         scripted.respond(WARM_UP, session_id="warm")
         overhead = [scripted.respond(t, session_id=f"o{i}").seconds * 1000 for i, t in enumerate(texts * 5)]
 
