@@ -79,6 +79,17 @@ class ToolBox:
         with self._locks[lock]:
             return getattr(self, name)
 
+    def _text_model(self, name: str):
+        """A model over the text-emotion encoder, loaded once; None when text emotion is off or
+        cannot load here (``text_emotion_unavailable`` then says why)."""
+        if not self.config.text_emotion or self.text_emotion_unavailable:
+            return None
+        try:
+            return self._load("text", name)
+        except BackendError as exc:
+            self.text_emotion_unavailable = str(exc)
+            return None
+
     def warm_up(self, *, text: bool = True, audio: bool = True, face: bool = True) -> dict[str, float]:
         """Load the chosen models now (e.g. at session start) and return seconds spent on each.
 
@@ -132,12 +143,8 @@ class ToolBox:
         Returns None when text emotion is disabled, the text is empty, or the classifier
         cannot be loaded here (its package or tuned top missing: ``text_emotion_unavailable`` says why).
         """
-        if not self.config.text_emotion or not text.strip() or self.text_emotion_unavailable:
-            return None
-        try:
-            classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
-        except BackendError as exc:
-            self.text_emotion_unavailable = str(exc)
+        classifier: TextEmotionClassifier | None = self._text_model("_text_classifier") if text.strip() else None
+        if classifier is None:
             return None
         top = classifier.rank(text, self.config.text_emotion_top_k)
         return TextEmotionCue(top=top, model=classifier.name, coarse=classifier.coarse(text))
@@ -153,13 +160,9 @@ class ToolBox:
     def reply_examples(self, text: str) -> list[LabelledExample]:
         """Messages most like ``text``, each labelled with a listener's reply (``reply_examples``; empty when
         none is configured, or the text-emotion encoder that finds them is off or cannot load here)."""
-        config = self.config
-        if config.reply_examples is None or not config.text_emotion or not text.strip() or self.text_emotion_unavailable:
-            return []
-        try:
-            bank: ExampleBank = self._load("text", "_reply_bank")
-        except BackendError as exc:
-            self.text_emotion_unavailable = str(exc)
+        wanted = self.config.reply_examples is not None and text.strip()
+        bank: ExampleBank | None = self._text_model("_reply_bank") if wanted else None
+        if bank is None:
             return []
         return bank.nearest(self._text_classifier.embed(text), self.config.reply_example_count)
 
@@ -191,14 +194,8 @@ class ToolBox:
 
     def _text_classifier_ranking(self, text: str) -> list[LabelScore]:
         """The full 32-way ranking of ``text`` for the voice's valence (empty when unavailable)."""
-        if not self.config.text_emotion or not text.strip() or self.text_emotion_unavailable:
-            return []
-        try:
-            classifier: TextEmotionClassifier = self._load("text", "_text_classifier")
-        except BackendError as exc:
-            self.text_emotion_unavailable = str(exc)
-            return []
-        return classifier.rank(text)
+        classifier: TextEmotionClassifier | None = self._text_model("_text_classifier") if text.strip() else None
+        return classifier.rank(text) if classifier is not None else []
 
     def see(self, media: Path) -> FaceCue:
         """Read the facial expression in an image or video.
