@@ -37,13 +37,15 @@ def classifier_signal(scores: RiskScores, thresholds: RiskThresholds, source: Ri
                       threshold: float | None = None) -> RiskSignal:
     """The classifier fires at its calibrated threshold (lower in a careful session).
 
-    Its categories are those at or above the head's category threshold, or the likeliest
-    one when none is: a disclosure always names what kind of help it needs.
+    Its categories are those at or above the head's category threshold and close enough to the
+    likeliest one, or the likeliest alone when none is: a disclosure always names what kind of
+    help it needs.
     """
     threshold = thresholds.threshold if threshold is None else threshold
     fired = scores.any_risk >= threshold
     ranked = sorted(CATEGORIES, key=lambda c: scores.categories[c], reverse=True)
-    likely = [c for c in ranked if scores.categories[c] >= thresholds.category] or ranked[:1]
+    floor = max(thresholds.category, thresholds.category_share * scores.categories[ranked[0]])
+    likely = [c for c in ranked if scores.categories[c] >= floor] or ranked[:1]
     return RiskSignal(source=source, score=round(scores.any_risk, 4), threshold=round(threshold, 4), fired=fired,
                       categories=[c for c in PRIORITY if c in likely], detail=scores.where[:300])
 

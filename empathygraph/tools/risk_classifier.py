@@ -54,12 +54,17 @@ class RiskThresholds:
         threshold: at or above it the classifier alone routes to the protocol.
         gray: above it a message is unsure enough for a second opinion (the LLM's reading), and
             in a session that disclosed risk before the classifier fires from here.
-        category: a category counts at or above this probability.
+        category: a category counts at or above this probability ...
+        category_share: ... and at or above this share of the likeliest category's probability.
+            With the floor alone the shipped classifier attached about one wrong category to each
+            disclosure (a threatened partner also got the steps for someone who might hurt others);
+            0.6, chosen on the train split, cut that to 0.44 and kept 0.974 of the right ones.
     """
 
     threshold: float = 0.5
     gray: float = 0.1
     category: float = 0.3
+    category_share: float = 0.6
 
 
 def scores_of(texts: list[str], probs: np.ndarray) -> RiskScores:

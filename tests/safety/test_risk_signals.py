@@ -63,6 +63,16 @@ def test_a_classifier_without_a_confident_category_names_its_likeliest():
     assert signal.categories == [RiskCategory.HARM_TO_OTHERS]
 
 
+def test_a_category_far_below_the_likeliest_is_left_out_and_one_close_to_it_kept():
+    # A threatened partner: abuse 0.92; harm to others 0.49 would give the victim steps for someone who might hurt.
+    threatened = classifier_signal(RiskScores(0.88, {**dict.fromkeys(CATEGORIES, 0.05), RiskCategory.ABUSE: 0.92,
+                                                     RiskCategory.HARM_TO_OTHERS: 0.49}, "t"), THRESHOLDS)
+    assert threatened.categories == [RiskCategory.ABUSE]
+    overdose = classifier_signal(RiskScores(0.95, {**dict.fromkeys(CATEGORIES, 0.05), RiskCategory.SELF_HARM: 0.8,
+                                                   RiskCategory.MEDICAL_EMERGENCY: 0.7}, "o"), THRESHOLDS)
+    assert overdose.categories == [RiskCategory.MEDICAL_EMERGENCY, RiskCategory.SELF_HARM]
+
+
 def test_the_llm_may_only_tip_a_case_the_classifier_finds_at_least_unsure():
     unsure = classifier_signal(RiskScores(0.3, dict.fromkeys(CATEGORIES, 0.3), "u"), THRESHOLDS)
     calm = classifier_signal(RiskScores(0.05, dict.fromkeys(CATEGORIES, 0.05), "c"), THRESHOLDS)
