@@ -53,10 +53,12 @@ def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
     verdicts = [assess(m.text, (), False) for m in items]
     flags = [v.at_risk for v in verdicts]
     patterns = [bool(safety.find(m.text)) for m in items]
-    category_right = [bool(set(v.categories) & set(m.categories)) for v, m in zip(verdicts, items, strict=True)
-                      if m.risk and v.at_risk]
+    caught = [(v, m) for v, m in zip(verdicts, items, strict=True) if m.risk and v.at_risk]
+    category_right = [bool(set(v.categories) & set(m.categories)) for v, m in caught]
+    wrong_categories = [len(set(v.categories) - set(m.categories)) for v, m in caught]
     return {**rates(flags, items),
             "category_agreement": round(sum(category_right) / max(1, len(category_right)), 3),
+            "wrong_categories_per_caught": round(sum(wrong_categories) / max(1, len(wrong_categories)), 3),
             "patterns_alone": {k: v for k, v in rates(patterns, items).items() if k in ("recall", "false_positive_rate")},
             "missed": [m.id for m, f in zip(items, flags, strict=True) if m.risk and not f],
             "false_alarms": [m.id for m, f in zip(items, flags, strict=True) if not m.risk and f]}
