@@ -56,6 +56,7 @@ REPLIES = [
     "It makes sense that you feel proud. You worked hard for this, and it shows. How did your family react?",
 ]
 PARTS = ("speed", "quality", "reference", "voices")
+SPEECH = ("piper", "kokoro")
 PROFILES = [
     AvatarProfile(),
     AvatarProfile(age=AgeGroup.CHILD, gender=Gender.FEMALE),
@@ -105,10 +106,11 @@ def expression_reads(videos: dict[CoarseEmotion, Path]) -> dict[str, object]:
         frames = sampled_frames(video)
         row: dict[str, object] = {"intended": emotion.value}
         for name, (classify, margin) in readers.items():
-            peak, mean = read_expression(frames, classify, margin)
-            row[name] = peak.value if peak else None
-            row[f"{name}_mean"] = mean
-            hits[name] += peak is emotion
+            read = read_expression(frames, classify, margin)
+            row[name] = read.peak.value if read.peak else None
+            row[f"{name}_mean"] = read.mean
+            row[f"{name}_frames"] = read.frames
+            hits[name] += read.peak is emotion
         rows.append(row)
     return {name: round(hits[name] / len(videos), 4) for name in readers} | {"rows": rows}
 
@@ -128,13 +130,21 @@ def identity(source_rgb: np.ndarray, videos: dict[CoarseEmotion, Path]) -> dict[
     }
 
 
-def avatar_section(name: str, out: Path) -> dict[str, object]:
-    """Render the emotions with this avatar and measure them."""
+def avatar_section(name: str, out: Path, voices: tuple[str, ...] = SPEECH, person: str | None = None) -> dict[str, object]:
+    """Render the emotions with this avatar (speech by each of ``voices``) and measure them.
+
+    ``person``: a packaged person's id to animate instead of the default profile's (portrait only).
+    """
     from empathygraph.eval.consistency import lipsync_r
 
     result: dict[str, object] = {}
-    for speech in ("piper", "kokoro"):
-        config = GeneratorsConfig(speech=speech, avatar=name)
+    for speech in voices:
+        portrait = None
+        if person and name == "portrait":
+            from empathygraph.generators.avatar.people import person as packaged
+
+            portrait = packaged(person).portrait
+        config = GeneratorsConfig(speech=speech, avatar=name, portrait=portrait)
         renderer = build_renderer(config)
         renderer.prepare()
         videos, lips = {}, {}
@@ -310,6 +320,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--avatars", nargs="*", default=["procedural", "portrait"])
     parser.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
+    parser.add_argument("--speech", nargs="*", default=list(SPEECH), choices=SPEECH, help="voices the quality part renders with")
+    parser.add_argument("--no-any-face", action="store_true", help="skip the quality part's face with no sheet")
+    parser.add_argument("--person", help="packaged person (P001 ...) the portrait animates instead of the default profile's")
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
     machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0],
@@ -318,8 +331,8 @@ def main() -> None:
     if "speed" in args.parts:
         result["speed"] = {name: speed_section(name, out) for name in args.avatars}
     if "quality" in args.parts:
-        result["avatars"] = {name: avatar_section(name, out) for name in args.avatars}
-        if "portrait" in args.avatars:
+        result["avatars"] = {name: avatar_section(name, out, tuple(args.speech), args.person) for name in args.avatars}
+        if "portrait" in args.avatars and not args.no_any_face:
             result["portrait_any_face"] = transfer_section(out)
     if "reference" in args.parts:
         result["reference"] = reference_section()
