@@ -107,6 +107,9 @@ class PortraitRig:
             raise GeneratorError(f"portrait: {exc} in {source or 'the photo'}") from exc
         self.points = points
         self.shading_from = shading_from
+        # Another person's creases, borrowed for a face with no sheet, are drawn as learned, never stronger:
+        # exaggerated, they repaint the face as someone else's.
+        self.own_shading = person_id == shading_from
         self._shading: dict[CoarseEmotion, np.ndarray | None] = {}
         self._sources: dict[tuple[CoarseEmotion, float], np.ndarray] = {}
         self.rig = Rig(points, self.size, step=2)
@@ -144,7 +147,8 @@ class PortraitRig:
 
     def source(self, expression: CoarseEmotion, strength: float) -> np.ndarray:
         """The photo with the expression's shading change (creases, furrows) applied, before any warp."""
-        key = (expression, round(strength * self.gains.get(expression, AS_LEARNED).shading, 3))
+        gain = self.gains.get(expression, AS_LEARNED).shading
+        key = (expression, round(strength * (gain if self.own_shading else min(gain, 1.0)), 3))
         if key not in self._sources:
             ratio = self.shading(expression)
             if ratio is None:
