@@ -19,7 +19,9 @@ whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
   is the same similarity between different packaged people.
 - ``lipsync_r``: loudness vs the face mesh's lip gap on the frames (both avatars), and vs the
   painted mouth's area (cartoon).
-``reference``: what both classifiers read on the sheet photos, and dlib's similarity between people.
+``reference``: what both classifiers read on the sheet photos (overall and per emotion), their recall
+per class on the FER2013 dev faces of ``../shared`` (the second never reads disgust), and dlib's
+similarity between people.
 ``voices``: per profile and backend, on the three example replies: WER by whisper base, median F0
 against the profile's expected range, RTF, first-sentence latency, whisper's English probability.
 """
@@ -235,6 +237,7 @@ def reference_section() -> dict[str, object]:
 
     readers = {"bundled": (ExpressionClassifier().probabilities, 0.1), "second": (SecondExpressionClassifier(), 0.0)}
     hits, total = dict.fromkeys(readers, 0), 0
+    per_emotion = {name: dict.fromkeys((e.value for e in SHEET_EMOTION), 0) for name in readers}
     embed, vectors = IdentityEmbedder(), []
     for person in people():
         sheet = cv2.imread(str(person.expression_sheet))
@@ -244,16 +247,42 @@ def reference_section() -> dict[str, object]:
             total += 1
             for name, (classify, margin) in readers.items():
                 probs = classify(crop(grey, Box(*faces[label]), margin))
-                hits[name] += MODEL_LABELS[int(np.argmax(probs))] is emotion
+                hit = MODEL_LABELS[int(np.argmax(probs))] is emotion
+                hits[name] += hit
+                per_emotion[name][emotion.value] += hit
         vectors.append(embed(cv2.cvtColor(cv2.imread(str(person.portrait)), cv2.COLOR_BGR2RGB)))
     stack = np.stack([v for v in vectors if v is not None])
     unit = stack / np.linalg.norm(stack, axis=1, keepdims=True)
     between = (unit @ unit.T)[np.triu_indices(len(unit), 1)]
     return {
         "sheet_photos": {name: round(hits[name] / total, 4) for name in readers} | {"photos": total},
+        "sheet_photos_read_as_labelled_by_emotion": per_emotion,  # out of one photo per person
+        "fer2013_dev_recall": fer2013_recall({name: classify for name, (classify, _) in readers.items()}),
         "identity_between_people": {"cosine_median": round(float(np.median(between)), 4),
                                     "cosine_max": round(float(between.max()), 4)},
     }  # fmt: skip
+
+
+def fer2013_recall(readers: dict[str, object]) -> dict[str, object] | None:
+    """Each classifier's recall per class on the FER2013 dev faces in ``../shared`` (None when absent)."""
+    import cv2
+
+    from empathygraph.tools.face import MODEL_LABELS
+
+    root = Path(__file__).resolve().parents[2] / "shared" / "media" / "faces" / "fer2013_dev"
+    folders = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
+               "sad": "sadness", "surprise": "surprise"}  # fmt: skip
+    if not root.is_dir():
+        return None
+    out: dict[str, object] = {}
+    for name, classify in readers.items():
+        recall = {}
+        for folder, label in folders.items():
+            paths = sorted((root / folder).glob("*.jpg"))
+            reads = [MODEL_LABELS[int(np.argmax(classify(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))))].value for p in paths]  # type: ignore[operator]
+            recall[label] = round(sum(r == label for r in reads) / max(1, len(reads)), 3)
+        out[name] = recall
+    return out
 
 
 # --- voices --------------------------------------------------------------------------------
