@@ -70,7 +70,9 @@ PROFILES = [
 ]
 
 
-def plan(text: str, emotion: CoarseEmotion = CoarseEmotion.SADNESS, profile: AvatarProfile | None = None) -> ResponsePlan:
+def plan(
+    text: str, emotion: CoarseEmotion = CoarseEmotion.SADNESS, profile: AvatarProfile | None = None
+) -> ResponsePlan:
     return ResponsePlan(
         text=text,
         speech=SpeechStyle(emotion=emotion, rate=1.0, pitch=0.0, energy=0.5),
@@ -132,7 +134,9 @@ def identity(source_rgb: np.ndarray, videos: dict[CoarseEmotion, Path]) -> dict[
     }
 
 
-def avatar_section(name: str, out: Path, voices: tuple[str, ...] = SPEECH, person: str | None = None) -> dict[str, object]:
+def avatar_section(
+    name: str, out: Path, voices: tuple[str, ...] = SPEECH, person: str | None = None
+) -> dict[str, object]:
     """Render the emotions with this avatar (speech by each of ``voices``) and measure them.
 
     ``person``: a packaged person's id to animate instead of the default profile's (portrait only).
@@ -279,7 +283,9 @@ def fer2013_recall(readers: dict[str, object]) -> dict[str, object] | None:
         recall = {}
         for folder, label in folders.items():
             paths = sorted((root / folder).glob("*.jpg"))
-            reads = [MODEL_LABELS[int(np.argmax(classify(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))))].value for p in paths]  # type: ignore[operator]
+            reads = [
+                MODEL_LABELS[int(np.argmax(classify(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))))].value for p in paths
+            ]  # type: ignore[operator]
             recall[label] = round(sum(r == label for r in reads) / max(1, len(reads)), 3)
         out[name] = recall
     return out
@@ -294,8 +300,11 @@ def voice_name(renderer: PlanRenderer, profile: AvatarProfile) -> str:
     return str(described.get("model") if described.get("voice") in (None, "piper") else described["voice"])
 
 
-def voice_section() -> dict[str, object]:
-    """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence."""
+def voice_section(asr: bool = True) -> dict[str, object]:
+    """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence.
+
+    ``asr=False`` leaves whisper out (no WER, no English probability): the timings alone, in minutes less.
+    """
     from math import gcd
 
     from faster_whisper import WhisperModel
@@ -306,7 +315,9 @@ def voice_section() -> dict[str, object]:
     from empathygraph.tools.asr import packaged_model_dir
     from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
 
-    whisper = WhisperModel(str(packaged_model_dir("base")), device="cpu", compute_type="int8", cpu_threads=2)
+    whisper = (
+        WhisperModel(str(packaged_model_dir("base")), device="cpu", compute_type="int8", cpu_threads=2) if asr else None
+    )
     renderers = {name: build_renderer(GeneratorsConfig(speech=name, avatar="none")) for name in ("kokoro", "piper")}
     for renderer in renderers.values():
         renderer.prepare()
@@ -328,7 +339,11 @@ def voice_section() -> dict[str, object]:
                 audio16 = resample_poly(audio, SAMPLE_RATE // common, rate // common).astype(np.float32)
                 f0, _ = pitch_track(audio16)
                 f0s.append(float(np.median(f0[f0 > 0])))
-                segments, info = whisper.transcribe(audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False)
+                if whisper is None:
+                    continue
+                segments, info = whisper.transcribe(
+                    audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False
+                )
                 errors, words = word_errors(text, " ".join(s.text for s in segments))
                 wers.append(errors / words)
                 english.append(info.language_probability if info.language == "en" else 0.0)
@@ -337,10 +352,10 @@ def voice_section() -> dict[str, object]:
             rows.append({
                 "profile": _label(profile), "backend": backend,
                 "voice": voice_name(renderer, profile),
-                "wer": round(statistics.mean(wers), 4), "f0_median_hz": round(f0, 1),
+                "wer": round(statistics.mean(wers), 4) if wers else None, "f0_median_hz": round(f0, 1),
                 "f0_expected_hz": [round(low), round(high)], "f0_in_range": low <= f0 <= high,
                 "rtf": round(synth / audio_s, 3), "first_sentence_s": round(statistics.median(firsts), 3),
-                "english_probability": round(statistics.mean(english), 3),
+                "english_probability": round(statistics.mean(english), 3) if english else None,
             })  # fmt: skip
     return {"rows": rows}
 
@@ -349,9 +364,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--avatars", nargs="*", default=["procedural", "portrait"])
     parser.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
-    parser.add_argument("--speech", nargs="*", default=list(SPEECH), choices=SPEECH, help="voices the quality part renders with")
+    parser.add_argument(
+        "--speech", nargs="*", default=list(SPEECH), choices=SPEECH, help="voices the quality part renders with"
+    )
     parser.add_argument("--no-any-face", action="store_true", help="skip the quality part's face with no sheet")
-    parser.add_argument("--person", help="packaged person (P001 ...) the portrait animates instead of the default profile's")
+    parser.add_argument("--no-asr", action="store_true", help="voices part without whisper: timings and pitch only")
+    parser.add_argument(
+        "--person", help="packaged person (P001 ...) the portrait animates instead of the default profile's"
+    )
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
     machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0],
@@ -366,7 +386,7 @@ def main() -> None:
     if "reference" in args.parts:
         result["reference"] = reference_section()
     if "voices" in args.parts:
-        result["voices"] = voice_section()
+        result["voices"] = voice_section(asr=not args.no_asr)
     machine["load_avg_at_end"] = os.getloadavg()[0]
     print(json.dumps(result))
 
