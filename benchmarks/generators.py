@@ -19,7 +19,9 @@ whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
   is the same similarity between different packaged people.
 - ``lipsync_r``: loudness vs the face mesh's lip gap on the frames (both avatars), and vs the
   painted mouth's area (cartoon).
-``reference``: what both classifiers read on the sheet photos, and dlib's similarity between people.
+``reference``: what both classifiers read on the sheet photos (overall and per emotion), their recall
+per class on the FER2013 dev faces of ``../shared`` (the second never reads disgust), and dlib's
+similarity between people.
 ``voices``: per profile and backend, on the three example replies: WER by whisper base, median F0
 against the profile's expected range, RTF, first-sentence latency, whisper's English probability.
 """
@@ -56,6 +58,7 @@ REPLIES = [
     "It makes sense that you feel proud. You worked hard for this, and it shows. How did your family react?",
 ]
 PARTS = ("speed", "quality", "reference", "voices")
+SPEECH = ("piper", "kokoro")
 PROFILES = [
     AvatarProfile(),
     AvatarProfile(age=AgeGroup.CHILD, gender=Gender.FEMALE),
@@ -67,7 +70,9 @@ PROFILES = [
 ]
 
 
-def plan(text: str, emotion: CoarseEmotion = CoarseEmotion.SADNESS, profile: AvatarProfile | None = None) -> ResponsePlan:
+def plan(
+    text: str, emotion: CoarseEmotion = CoarseEmotion.SADNESS, profile: AvatarProfile | None = None
+) -> ResponsePlan:
     return ResponsePlan(
         text=text,
         speech=SpeechStyle(emotion=emotion, rate=1.0, pitch=0.0, energy=0.5),
@@ -105,10 +110,11 @@ def expression_reads(videos: dict[CoarseEmotion, Path]) -> dict[str, object]:
         frames = sampled_frames(video)
         row: dict[str, object] = {"intended": emotion.value}
         for name, (classify, margin) in readers.items():
-            peak, mean = read_expression(frames, classify, margin)
-            row[name] = peak.value if peak else None
-            row[f"{name}_mean"] = mean
-            hits[name] += peak is emotion
+            read = read_expression(frames, classify, margin)
+            row[name] = read.peak.value if read.peak else None
+            row[f"{name}_mean"] = read.mean
+            row[f"{name}_frames"] = read.frames
+            hits[name] += read.peak is emotion
         rows.append(row)
     return {name: round(hits[name] / len(videos), 4) for name in readers} | {"rows": rows}
 
@@ -128,13 +134,23 @@ def identity(source_rgb: np.ndarray, videos: dict[CoarseEmotion, Path]) -> dict[
     }
 
 
-def avatar_section(name: str, out: Path) -> dict[str, object]:
-    """Render the emotions with this avatar and measure them."""
+def avatar_section(
+    name: str, out: Path, voices: tuple[str, ...] = SPEECH, person: str | None = None
+) -> dict[str, object]:
+    """Render the emotions with this avatar (speech by each of ``voices``) and measure them.
+
+    ``person``: a packaged person's id to animate instead of the default profile's (portrait only).
+    """
     from empathygraph.eval.consistency import lipsync_r
 
     result: dict[str, object] = {}
-    for speech in ("piper", "kokoro"):
-        config = GeneratorsConfig(speech=speech, avatar=name)
+    for speech in voices:
+        portrait = None
+        if person and name == "portrait":
+            from empathygraph.generators.avatar.people import person as packaged
+
+            portrait = packaged(person).portrait
+        config = GeneratorsConfig(speech=speech, avatar=name, portrait=portrait)
         renderer = build_renderer(config)
         renderer.prepare()
         videos, lips = {}, {}
@@ -225,6 +241,7 @@ def reference_section() -> dict[str, object]:
 
     readers = {"bundled": (ExpressionClassifier().probabilities, 0.1), "second": (SecondExpressionClassifier(), 0.0)}
     hits, total = dict.fromkeys(readers, 0), 0
+    per_emotion = {name: dict.fromkeys((e.value for e in SHEET_EMOTION), 0) for name in readers}
     embed, vectors = IdentityEmbedder(), []
     for person in people():
         sheet = cv2.imread(str(person.expression_sheet))
@@ -234,16 +251,44 @@ def reference_section() -> dict[str, object]:
             total += 1
             for name, (classify, margin) in readers.items():
                 probs = classify(crop(grey, Box(*faces[label]), margin))
-                hits[name] += MODEL_LABELS[int(np.argmax(probs))] is emotion
+                hit = MODEL_LABELS[int(np.argmax(probs))] is emotion
+                hits[name] += hit
+                per_emotion[name][emotion.value] += hit
         vectors.append(embed(cv2.cvtColor(cv2.imread(str(person.portrait)), cv2.COLOR_BGR2RGB)))
     stack = np.stack([v for v in vectors if v is not None])
     unit = stack / np.linalg.norm(stack, axis=1, keepdims=True)
     between = (unit @ unit.T)[np.triu_indices(len(unit), 1)]
     return {
         "sheet_photos": {name: round(hits[name] / total, 4) for name in readers} | {"photos": total},
+        "sheet_photos_read_as_labelled_by_emotion": per_emotion,  # out of one photo per person
+        "fer2013_dev_recall": fer2013_recall({name: classify for name, (classify, _) in readers.items()}),
         "identity_between_people": {"cosine_median": round(float(np.median(between)), 4),
                                     "cosine_max": round(float(between.max()), 4)},
     }  # fmt: skip
+
+
+def fer2013_recall(readers: dict[str, object]) -> dict[str, object] | None:
+    """Each classifier's recall per class on the FER2013 dev faces in ``../shared`` (None when absent)."""
+    import cv2
+
+    from empathygraph.tools.face import MODEL_LABELS
+
+    root = Path(__file__).resolve().parents[2] / "shared" / "media" / "faces" / "fer2013_dev"
+    folders = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
+               "sad": "sadness", "surprise": "surprise"}  # fmt: skip
+    if not root.is_dir():
+        return None
+    out: dict[str, object] = {}
+    for name, classify in readers.items():
+        recall = {}
+        for folder, label in folders.items():
+            paths = sorted((root / folder).glob("*.jpg"))
+            reads = [
+                MODEL_LABELS[int(np.argmax(classify(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))))].value for p in paths
+            ]  # type: ignore[operator]
+            recall[label] = round(sum(r == label for r in reads) / max(1, len(reads)), 3)
+        out[name] = recall
+    return out
 
 
 # --- voices --------------------------------------------------------------------------------
@@ -255,8 +300,11 @@ def voice_name(renderer: PlanRenderer, profile: AvatarProfile) -> str:
     return str(described.get("model") if described.get("voice") in (None, "piper") else described["voice"])
 
 
-def voice_section() -> dict[str, object]:
-    """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence."""
+def voice_section(asr: bool = True) -> dict[str, object]:
+    """Each profile's voice under kokoro and under piper: intelligibility, pitch, speed, first sentence.
+
+    ``asr=False`` leaves whisper out (no WER, no English probability): the timings alone, in minutes less.
+    """
     from math import gcd
 
     from faster_whisper import WhisperModel
@@ -267,7 +315,9 @@ def voice_section() -> dict[str, object]:
     from empathygraph.tools.asr import packaged_model_dir
     from empathygraph.tools.prosody import SAMPLE_RATE, pitch_track
 
-    whisper = WhisperModel(str(packaged_model_dir("base")), device="cpu", compute_type="int8", cpu_threads=2)
+    whisper = (
+        WhisperModel(str(packaged_model_dir("base")), device="cpu", compute_type="int8", cpu_threads=2) if asr else None
+    )
     renderers = {name: build_renderer(GeneratorsConfig(speech=name, avatar="none")) for name in ("kokoro", "piper")}
     for renderer in renderers.values():
         renderer.prepare()
@@ -289,7 +339,11 @@ def voice_section() -> dict[str, object]:
                 audio16 = resample_poly(audio, SAMPLE_RATE // common, rate // common).astype(np.float32)
                 f0, _ = pitch_track(audio16)
                 f0s.append(float(np.median(f0[f0 > 0])))
-                segments, info = whisper.transcribe(audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False)
+                if whisper is None:
+                    continue
+                segments, info = whisper.transcribe(
+                    audio16, beam_size=1, temperature=0.0, condition_on_previous_text=False
+                )
                 errors, words = word_errors(text, " ".join(s.text for s in segments))
                 wers.append(errors / words)
                 english.append(info.language_probability if info.language == "en" else 0.0)
@@ -298,10 +352,10 @@ def voice_section() -> dict[str, object]:
             rows.append({
                 "profile": _label(profile), "backend": backend,
                 "voice": voice_name(renderer, profile),
-                "wer": round(statistics.mean(wers), 4), "f0_median_hz": round(f0, 1),
+                "wer": round(statistics.mean(wers), 4) if wers else None, "f0_median_hz": round(f0, 1),
                 "f0_expected_hz": [round(low), round(high)], "f0_in_range": low <= f0 <= high,
                 "rtf": round(synth / audio_s, 3), "first_sentence_s": round(statistics.median(firsts), 3),
-                "english_probability": round(statistics.mean(english), 3),
+                "english_probability": round(statistics.mean(english), 3) if english else None,
             })  # fmt: skip
     return {"rows": rows}
 
@@ -310,6 +364,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--avatars", nargs="*", default=["procedural", "portrait"])
     parser.add_argument("--parts", nargs="*", default=list(PARTS), choices=PARTS)
+    parser.add_argument(
+        "--speech", nargs="*", default=list(SPEECH), choices=SPEECH, help="voices the quality part renders with"
+    )
+    parser.add_argument("--no-any-face", action="store_true", help="skip the quality part's face with no sheet")
+    parser.add_argument("--no-asr", action="store_true", help="voices part without whisper: timings and pitch only")
+    parser.add_argument(
+        "--person", help="packaged person (P001 ...) the portrait animates instead of the default profile's"
+    )
     args = parser.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench-generators-"))
     machine = {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()[0], "python": sys.version.split()[0],
@@ -318,13 +380,13 @@ def main() -> None:
     if "speed" in args.parts:
         result["speed"] = {name: speed_section(name, out) for name in args.avatars}
     if "quality" in args.parts:
-        result["avatars"] = {name: avatar_section(name, out) for name in args.avatars}
-        if "portrait" in args.avatars:
+        result["avatars"] = {name: avatar_section(name, out, tuple(args.speech), args.person) for name in args.avatars}
+        if "portrait" in args.avatars and not args.no_any_face:
             result["portrait_any_face"] = transfer_section(out)
     if "reference" in args.parts:
         result["reference"] = reference_section()
     if "voices" in args.parts:
-        result["voices"] = voice_section()
+        result["voices"] = voice_section(asr=not args.no_asr)
     machine["load_avg_at_end"] = os.getloadavg()[0]
     print(json.dumps(result))
 

@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python scripts/render_portrait_grid.py [--people P003 P007] [--out docs/portrait_grid.jpg]
 
-Each cell is the frame a third of the way into the reply "That sounds exhausting." spoken
+Each cell is the frame where the mouth is widest in the first half of "That sounds exhausting." spoken
 by Kokoro (the mouth follows its phonemes), at the directives' intensity 0.8, cropped to
 the face. The rows are the default young woman's person and the young man's.
 """
@@ -17,7 +17,7 @@ import numpy as np
 
 from empathygraph.generators import GeneratorsConfig, build_renderer
 from empathygraph.generators.avatar.motion import build_track
-from empathygraph.generators.avatar.people import person
+from empathygraph.generators.avatar.people import person, person_for
 from empathygraph.generators.base import Speech
 from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion, Gender, ResponsePlan, SpeechStyle
 
@@ -26,7 +26,8 @@ CELL = 220
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--people", nargs="*", default=["P003", "P007"])
+    parser.add_argument("--people", nargs="*", default=[person_for(AvatarProfile()).person_id,
+                                                         person_for(AvatarProfile(gender=Gender.MALE)).person_id])  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("docs/portrait_grid.jpg"))
     args = parser.parse_args()
     rows = []

@@ -16,9 +16,11 @@ facial-emotion-recognition dlib-bin face_recognition_models``).
 from __future__ import annotations
 
 import importlib.util
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -65,10 +67,16 @@ class SecondExpressionClassifier:
         return out / max(float(out.sum()), 1e-9)
 
 
-def read_expression(
-    frames: list[np.ndarray], classify: Classifier, margin: float = 0.1
-) -> tuple[CoarseEmotion | None, dict[str, float]]:
-    """The peak expression over BGR ``frames`` (as ``ToolBox.see`` summarises), and the mean distribution.
+class ExpressionRead(NamedTuple):
+    """What one classifier read over a video's frames."""
+
+    peak: CoarseEmotion | None  # as ``ToolBox.see`` summarises the clip
+    mean: dict[str, float]  # the three likeliest labels, mean probability over the frames
+    frames: dict[str, int]  # how many frames each label won (a row of the confusion matrix)
+
+
+def read_expression(frames: list[np.ndarray], classify: Classifier, margin: float = 0.1) -> ExpressionRead:
+    """The peak expression over BGR ``frames``, the mean distribution and each frame's winning label.
 
     Args:
         margin: crop margin around the Haar box (``tools.face.crop``): 0.1 for the bundled classifier,
@@ -87,9 +95,11 @@ def read_expression(
         if box is not None:
             rows.append(classify(crop(grey, box, margin)))
     if not rows:
-        return None, {}
-    summary = summarize(MODEL_LABELS, np.stack(rows), video=len(rows) > 1)
-    return summary.peak, {s.label: s.score for s in summary.distribution[:3]}
+        return ExpressionRead(None, {}, {})
+    probs = np.stack(rows)
+    summary = summarize(MODEL_LABELS, probs, video=len(rows) > 1)
+    won = Counter(MODEL_LABELS[i].value for i in probs.argmax(axis=1))
+    return ExpressionRead(summary.peak, {s.label: s.score for s in summary.distribution[:3]}, dict(won.most_common()))
 
 
 @lru_cache(maxsize=1)

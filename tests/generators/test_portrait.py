@@ -125,3 +125,57 @@ def test_the_default_portrait_talks_blinks_and_keeps_its_size(tmp_path, plan_for
     assert lipsync_r(video.files["video"], speech.files["audio"], 25, reader="mesh") > 0.5
     frames = np.stack(list(read_frames(video.files["video"]))).astype(np.float32)
     assert np.abs(frames[:, :20, :20] - frames[:1, :20, :20]).max() < 12  # the background corner holds still
+
+
+def test_the_upper_and_lower_face_parts_add_up_to_the_movement():
+    from empathygraph.generators.avatar.portrait_moves import split_face
+
+    rig = Rig(face_on_canvas(), 256, step=4)
+    moves = rig.pad(np.random.default_rng(0).normal(size=(468, 2)))
+    upper, lower = split_face(rig, moves)
+    assert np.allclose(upper + lower, moves)
+    assert np.allclose(lower[105], 0) and np.allclose(upper[152], 0)  # a brow is upper face, the chin lower
+
+
+def test_expression_gains_out_of_range_or_unknown_are_named():
+    from empathygraph.generators.avatar.expression_gains import ExpressionGain, stored_gains
+    from empathygraph.generators.base import GeneratorError
+
+    with pytest.raises(GeneratorError, match="mean_share"):
+        ExpressionGain(mean_share=1.5)
+    with pytest.raises(GeneratorError, match="upper"):
+        ExpressionGain(upper=-1)
+    gains = stored_gains()
+    assert set(gains) == set(CoarseEmotion) - {CoarseEmotion.NEUTRAL}
+
+
+@needs_people
+def test_added_action_units_widen_the_eyes_and_drop_the_jaw_but_still_blink():
+    from empathygraph.generators.avatar.expression_gains import ExpressionGain
+    from empathygraph.generators.avatar.motion import EXPRESSIONS, FaceTrack
+    from empathygraph.generators.avatar.people import person
+    from empathygraph.generators.avatar.portrait import PortraitRig, load_portrait
+
+    rig = PortraitRig(load_portrait(person("P001").portrait, 256), "P001", "P001", gains={})
+
+    def still(blink: float) -> FaceTrack:
+        z = np.zeros(1)
+        return FaceTrack(25, z, np.full(1, blink), z, z, z, z, z, EXPRESSIONS[CoarseEmotion.NEUTRAL], "still")
+
+    plain = rig.weights(still(0.0), 0, CoarseEmotion.FEAR, 1.0)
+    rig.gains = {CoarseEmotion.FEAR: ExpressionGain(eyes_wide=0.5, lip_stretch=1.0, jaw=0.2)}
+    wide = rig.weights(still(0.0), 0, CoarseEmotion.FEAR, 1.0)
+    assert wide[3] == wide[4] == -0.5 and plain[3] == 0  # the upper lids rise
+    assert wide[0] == pytest.approx(0.2) and wide[2] == pytest.approx(1.0)  # the jaw drops, the lips stretch
+    assert rig.weights(still(1.0), 0, CoarseEmotion.FEAR, 1.0)[3] == 1.0  # and a blink still closes the eye
+
+
+def test_a_broken_gains_file_is_named(tmp_path):
+    from empathygraph.generators.avatar.expression_gains import stored_gains
+    from empathygraph.generators.base import GeneratorError
+
+    bad = tmp_path / "gains.json"
+    bad.write_text('{"gains": {"joy": {"upper": 1.0, "bogus": 2}}}')
+    with pytest.raises(GeneratorError, match="gains.json"):
+        stored_gains(bad)
+    assert stored_gains(tmp_path / "absent.json") == {}

@@ -3,8 +3,8 @@
 The photo is the profile's packaged person (``people``: chosen by gender and age) or any
 frontal portrait (``generators.portrait``). The face mesh finds 468 points on it; the rig
 (``warp``) turns moves of those points into dense fields once per portrait: the expression
-(the person's own, learned from their expression sheet, or the packaged people's mean),
-the jaw, lip rounding and spreading, blinks and gaze (``portrait_moves``). Every frame
+(the person's own, learned from their expression sheet, or the packaged people's mean;
+upper and lower face apart, each at its calibrated gain, ``expression_gains``), the jaw, lip rounding and spreading, blinks and gaze (``portrait_moves``). Every frame
 mixes the fields by the face track (``motion``: visemes from the speech's phonemes, or
 its loudness), adds the head's nod, tilt or shake (the shoulders stay), warps the photo
 once and paints the inside of the mouth between the parted lips (``mouth``).
@@ -20,12 +20,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from empathygraph.generators.avatar.expression_gains import AS_LEARNED, ExpressionGain, stored_gains
 from empathygraph.generators.avatar.expression_texture import portrait_shading
 from empathygraph.generators.avatar.face_points import INNER_LIP_LOWER, INNER_LIP_UPPER, mesh_points
 from empathygraph.generators.avatar.motion import FaceTrack, build_track
 from empathygraph.generators.avatar.mouth import paint_mouth
 from empathygraph.generators.avatar.people import people, person_for
-from empathygraph.generators.avatar.portrait_moves import SPEECH_MOVES, expression_moves, speech_moves
+from empathygraph.generators.avatar.portrait_moves import SPEECH_MOVES, expression_moves, speech_moves, split_face
 from empathygraph.generators.avatar.video import write_avatar_video
 from empathygraph.generators.avatar.warp import Rig, invert
 from empathygraph.generators.base import GeneratorError, Speech
@@ -33,6 +34,7 @@ from empathygraph.generators.config import GeneratorsConfig
 from empathygraph.schemas import AvatarDirectives, AvatarProfile, CoarseEmotion
 
 _FACE_SHARE = 0.55  # the face box's share of the frame's side after cropping
+_SHADING_RANGE = (0.5, 1.25)  # the skin may darken into a crease this far, brighten on a bulge this far
 _INNER_LIPS = list(INNER_LIP_UPPER) + list(INNER_LIP_LOWER)
 
 
@@ -83,9 +85,20 @@ def load_portrait(path: Path, size: int) -> np.ndarray:
 
 
 class PortraitRig:
-    """One portrait, its control points and the dense fields of every movement it makes."""
+    """One portrait, its control points and the dense fields of every movement it makes.
 
-    def __init__(self, image: np.ndarray, person_id: str | None, shading_from: str, source: Path | None = None) -> None:
+    ``gains`` (by emotion; the calibrated ones unless given) scale each expression's upper
+    face, lower face and shading; the calibration script swaps them on a built rig.
+    """
+
+    def __init__(
+        self,
+        image: np.ndarray,
+        person_id: str | None,
+        shading_from: str,
+        source: Path | None = None,
+        gains: dict[CoarseEmotion, ExpressionGain] | None = None,
+    ) -> None:
         self.image = image
         self.size = image.shape[0]
         try:
@@ -94,14 +107,19 @@ class PortraitRig:
             raise GeneratorError(f"portrait: {exc} in {source or 'the photo'}") from exc
         self.points = points
         self.shading_from = shading_from
+        # Another person's creases, borrowed for a face with no sheet, are drawn as learned, never stronger:
+        # exaggerated, they repaint the face as someone else's.
+        self.own_shading = person_id == shading_from
         self._shading: dict[CoarseEmotion, np.ndarray | None] = {}
         self._sources: dict[tuple[CoarseEmotion, float], np.ndarray] = {}
         self.rig = Rig(points, self.size, step=2)
         moves = speech_moves(self.rig)
-        self.expressions = expression_moves(self.rig, person_id)
-        names = [*SPEECH_MOVES, *(e.value for e in self.expressions)]
-        all_moves = [*(moves[m] for m in SPEECH_MOVES), *self.expressions.values()]
-        self.names = names
+        self.gains = dict(stored_gains()) if gains is None else gains
+        own, mean = expression_moves(self.rig, person_id), expression_moves(self.rig, None)
+        self.expressions = list(own)
+        # Four rows per emotion: the upper and lower face of the person's own movement, then of the people's mean.
+        halves = [half for e in self.expressions for move in (own[e], mean[e]) for half in split_face(self.rig, move)]
+        all_moves = [*(moves[m] for m in SPEECH_MOVES), *halves]
         self.lip_moves = np.stack([m[_INNER_LIPS] for m in all_moves]).astype(np.float32)
         # How far each movement parts the lips (middle of the mouth), as a share of the jaw's widest opening:
         # speech opens an already open mouth (surprise) less, so the two never add up to a gape.
@@ -129,7 +147,8 @@ class PortraitRig:
 
     def source(self, expression: CoarseEmotion, strength: float) -> np.ndarray:
         """The photo with the expression's shading change (creases, furrows) applied, before any warp."""
-        key = (expression, round(strength, 3))
+        gain = self.gains.get(expression, AS_LEARNED).shading
+        key = (expression, round(strength * (gain if self.own_shading else min(gain, 1.0)), 3))
         if key not in self._sources:
             ratio = self.shading(expression)
             if ratio is None:
@@ -137,19 +156,25 @@ class PortraitRig:
             else:
                 # Shade the lightness only: scaling R, G and B would clip bright skin toward white.
                 lab = cv2.cvtColor(self.image, cv2.COLOR_RGB2LAB).astype(np.float32)
-                lab[..., 0] = np.clip(lab[..., 0] * ratio**strength, 0, 255)
+                lab[..., 0] = np.clip(lab[..., 0] * np.clip(ratio ** key[1], *_SHADING_RANGE), 0, 255)
                 self._sources[key] = cv2.cvtColor(lab.astype(np.uint8), cv2.COLOR_LAB2RGB)
         return self._sources[key]
 
     def weights(self, track: FaceTrack, i: int, expression: CoarseEmotion, strength: float) -> np.ndarray:
         """Each field's weight in frame ``i``."""
         shape = track.lip_shape[i] if track.lip_shape is not None else 0.0
-        speech = [track.mouth_open[i], max(0.0, -shape), max(0.0, shape), track.blink[i], track.blink[i],
-                  track.gaze_x[i], track.gaze_y[i]]  # fmt: skip
-        expressions = [strength if e is expression else 0.0 for e in self.expressions]
-        already = float(self.opening[len(SPEECH_MOVES) + list(self.expressions).index(expression)]) * strength
-        speech[0] *= max(0.35, 1.0 - already)
-        return np.array(speech + expressions, np.float32)
+        gain = self.gains.get(expression, AS_LEARNED)
+        # The expression's added action units: wide eyes still blink shut, a stretched mouth still rounds.
+        lids = track.blink[i] - strength * gain.eyes_wide * (1.0 - track.blink[i])
+        spread = max(0.0, shape) + strength * gain.lip_stretch * (1.0 - max(0.0, -shape))
+        speech = [track.mouth_open[i], max(0.0, -shape), spread, lids, lids, track.gaze_x[i], track.gaze_y[i]]
+        expressions = np.zeros(4 * len(self.expressions), np.float32)
+        at = 4 * self.expressions.index(expression)
+        own, mean = 1.0 - gain.mean_share, gain.mean_share
+        expressions[at : at + 4] = np.array([own * gain.upper, own * gain.lower, mean * gain.upper, mean * gain.lower]) * strength
+        already = float(self.opening[len(SPEECH_MOVES) :] @ expressions)
+        speech[0] = speech[0] * max(0.35, 1.0 - already) + strength * gain.jaw
+        return np.concatenate([np.array(speech, np.float32), expressions])
 
     def _head(self, at: np.ndarray, track: FaceTrack, i: int) -> np.ndarray:
         """Where the head's motion moves positions ``at`` (..., 2), in pixels."""
@@ -161,7 +186,8 @@ class PortraitRig:
     def frame(self, track: FaceTrack, i: int, expression: CoarseEmotion, strength: float) -> np.ndarray:
         """Warp the portrait into frame ``i`` and paint the open mouth."""
         weights = self.weights(track, i, expression, strength)
-        forward = (weights @ self.fields).reshape(self.grid_shape)
+        used = np.flatnonzero(weights)  # most rows are still in any one frame
+        forward = (weights[used] @ self.fields[used]).reshape(self.grid_shape)
         forward += self._head(self.grid, track, i) * self.head_mask
         backward = invert(forward, self.rig.step)
         dense = cv2.resize(backward, (self.size, self.size), interpolation=cv2.INTER_LINEAR)

@@ -28,6 +28,7 @@ from empathygraph.schemas import CoarseEmotion
 SPEECH_MOVES = ("jaw", "round", "spread", "blink_left", "blink_right", "gaze_x", "gaze_y")
 _JAW_OPEN = 0.30  # widest lip gap, as a share of the mouth's width
 _GAZE_TRAVEL = 0.16  # how far the eye's content shifts at full gaze, as a share of the eye's width
+_UPPER_FACE = (0.15, 0.35)  # face-unit heights (below the eyes' midpoint) where the upper face hands over to the lower
 
 
 def expression_moves(rig: Rig, person_id: str | None) -> dict[CoarseEmotion, np.ndarray]:
@@ -38,6 +39,18 @@ def expression_moves(rig: Rig, person_id: str | None) -> dict[CoarseEmotion, np.
         eyes = np.array([mesh[list(u) + list(lo)].mean(0) for u, lo in zip(UPPER_LIDS, LOWER_LIDS)])
         out[emotion] = rig.pad(mesh, eyes)
     return out
+
+
+def split_face(rig: Rig, moves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``moves`` (all control points) as an upper-face part (brows, lids) and a lower-face part that add up to it.
+
+    The hand-over is a linear ramp between the lower lids and the nose tip, so scaling the
+    two parts differently never tears the cheek.
+    """
+    heights = rig.frame.to_face(rig.controls)[:, 1]
+    top, bottom = _UPPER_FACE
+    upper = np.clip((bottom - heights) / (bottom - top), 0.0, 1.0)[:, None]
+    return moves * upper, moves * (1.0 - upper)
 
 
 def speech_moves(rig: Rig) -> dict[str, np.ndarray]:
