@@ -6,7 +6,8 @@ Prints one JSON object. Top level: the held-out split of the project's own safet
 comparison, ``screen_ms_median`` (patterns + classifier over the message and its
 sentences), the text-emotion tool's time on the same messages in the same run, and
 ``added_ms_median``: what the screen adds to a turn, which shares the encoder's pass over the
-message with text emotion. ``exam``: the same on a writer held out whole. ``conversations``:
+message with text emotion. ``held_out_first_writers``: the same on the held-out items of the
+first training writers (a, b, d, e), the split earlier measurements used. ``exam``: the same on a writer held out whole. ``conversations``:
 the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
 read together, careful mode after a disclosure). With ``--llm`` the LLM's yes/no reading
 is added where the run's config asks for it, and ``llm_read_ms_median`` is the time of one
@@ -24,7 +25,13 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 
-from empathygraph.eval.safety_set import SafetyConversation, SafetyMessage, load_conversations, load_messages
+from empathygraph.eval.safety_set import (
+    FIRST_WRITERS,
+    SafetyConversation,
+    SafetyMessage,
+    load_conversations,
+    load_messages,
+)
 from empathygraph.schemas import RiskCategory, SafetyAssessment
 from empathygraph.tools import safety
 from empathygraph.tools.risk_classifier import CATEGORIES
@@ -107,6 +114,19 @@ def timings(toolbox: ToolBox, items: Sequence[SafetyMessage]) -> dict:
             "added_ms_median": round(1000 * statistics.median(b - a for a, b in zip(alone, both, strict=True)), 1)}
 
 
+def remembered(assess: Assess) -> Assess:
+    """``assess`` with its verdicts kept, so a subset scored again (the first writers' held-out items) costs nothing."""
+    verdicts: dict[tuple[str, tuple[str, ...], bool], SafetyAssessment] = {}
+
+    def again(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
+        key = (text, tuple(earlier), careful)
+        if key not in verdicts:
+            verdicts[key] = assess(text, earlier, careful)
+        return verdicts[key]
+
+    return again
+
+
 def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
     """An assessment with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
     from empathygraph.agents.risk import add_llm_reading, reading_messages, should_read
@@ -140,6 +160,7 @@ def main() -> None:
 
     toolbox = ToolBox()
     held_out = load_messages(splits={"held_out"})
+    first = [m for m in held_out if m.writer in FIRST_WRITERS]  # the held-out items of the first measurements
     exam = load_messages(splits={"exam"})
     conversations = load_conversations(splits={"held_out"})
 
@@ -147,6 +168,7 @@ def main() -> None:
         return toolbox.screen_safety(text, earlier, careful=careful)
 
     assess, read_seconds = llm_assess(toolbox) if args.llm else (plain, [])
+    assess = remembered(assess)
     result = {
         "split": "held_out",
         **score_messages(assess, held_out),
@@ -154,6 +176,7 @@ def main() -> None:
         "llm_read": args.llm,
         "llm_read_ms_median": round(1000 * statistics.median(read_seconds), 1) if read_seconds else None,
         "llm_reads": len(read_seconds),
+        "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),
         "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,

@@ -2,10 +2,9 @@
 
 Data, all from the project's own safety set (``benchmarks/data/safety``, written for this
 purpose) unless said: the train split (70% of each training writer's items by a hash of the
-id or contrast pair), less a calibration share (20% of it, again by hash) that only sets the
-thresholds; negative conversations' turns; the sentences of multi-sentence negatives (so a
-sentence scored alone is calibrated too); and ordinary first messages of the shared
-EmpatheticDialogues training split as extra negatives (any that a crisis phrase matches is
+id or contrast pair); negative conversations' turns; the sentences of multi-sentence
+negatives (so a sentence scored alone is calibrated too); and ordinary first messages of the
+shared EmpatheticDialogues training split as extra negatives (any that a crisis phrase matches is
 left out rather than guessed). Reported: the held-out split (30% of each training writer) and
 the exam writer held out whole.
 
@@ -14,12 +13,22 @@ Model: the frozen all-mpnet-base-v2 runs once over every text and its token stat
 norms, then mean pooling and five sigmoid outputs (any risk, then each category). For
 comparison the same data trains a logistic regression on the frozen sentence embedding.
 
-Thresholds are recall-first, read off the calibration share with the run-time scoring (the
-highest probability over the message and its sentences): ``threshold`` keeps ``--recall`` of
-its disclosures, ``gray`` (the LLM's second-opinion band, and the careful session's
-threshold) keeps ``--gray-recall``.
+Thresholds are recall-first and set on writers the scoring model never saw: the training
+writers are dealt into ``--folds`` groups (two by default: each fold top trains on about half the writers, the
+shipped one on all, so these thresholds lean cautious); for each group a top is trained on the other
+writers and scores that group's train items (the run-time scoring: the highest probability
+over the message and its sentences). On the pooled out-of-writer scores ``threshold`` keeps
+``--recall`` of the disclosures and ``gray`` (the LLM's second-opinion band, and the careful
+session's threshold) keeps ``--gray-recall``; the shipped top is then trained on all of the
+train split. (A share of the same writers' items promised 0.986 recall where the held-out
+split gave 0.921: new phrasings score lower than the writers' own.)
 
     python scripts/train_risk_classifier.py --out empathygraph/tools/data/risk_top.npz
+
+or the same in two parts side by side (the second waits for the first's thresholds):
+
+    python scripts/train_risk_classifier.py --folds-only > folds.json
+    python scripts/train_risk_classifier.py --thresholds folds.json --out empathygraph/tools/data/risk_top.npz
 """
 
 from __future__ import annotations
@@ -29,13 +38,20 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from empathygraph.eval.safety_set import SafetyMessage, load_conversations, load_messages
+from empathygraph.eval.safety_set import (
+    FIRST_WRITERS,
+    SafetyConversation,
+    SafetyMessage,
+    load_conversations,
+    load_messages,
+)
 from empathygraph.paths import default_home
 from empathygraph.tools import safety
 from empathygraph.tools.encoder_top import TopFile, TunedTop, save_top
@@ -43,7 +59,6 @@ from empathygraph.tools.risk_classifier import CATEGORIES, LABELS, sentences
 from empathygraph.tools.text_emotion import DEFAULT_ENCODER, SentenceEncoder
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-CALIBRATION_SHARE = 0.2
 MAX_TOKENS = 160
 CHUNK = 256
 
@@ -68,20 +83,32 @@ def negative(item_id: str, text: str, kind: str, writer: str) -> SafetyMessage:
     return SafetyMessage(id=item_id, text=text, categories=(), kind=kind, indirect=True, writer=writer)
 
 
-def calibration_part(item: SafetyMessage) -> bool:
-    """The share of the train split that only sets thresholds (by a hash of the item's group)."""
-    key = (item.group or item.id) + "#calibration"
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < CALIBRATION_SHARE
+def writer_folds(writers: list[str], folds: int) -> list[list[str]]:
+    """The training writers dealt in sorted order into ``folds`` groups (each scored by a top trained without it)."""
+    ordered = sorted(writers)
+    return [ordered[k::folds] for k in range(min(folds, len(ordered)))]
 
 
 class StateCache:
-    """Token states after layer ``start`` and sentence embeddings of texts, made once and kept on disk."""
+    """Token states after layer ``start`` and sentence embeddings of texts, made once and kept on disk.
+
+    Each file holds a chunk of texts with their states; every file in the folder is read, so adding
+    data encodes only the texts no earlier run encoded.
+    """
 
     def __init__(self, encoder: SentenceEncoder, start: int) -> None:
         self.encoder, self.start = encoder, start
         self.folder = default_home() / "risk-states" / f"{encoder.name}-{start}"
         self.tokens: dict[str, torch.Tensor] = {}
         self.embedding: dict[str, np.ndarray] = {}
+        for path in sorted(self.folder.glob("*.pt")):
+            saved = torch.load(path, weights_only=False)  # our own cache files: tensors and a NumPy array
+            if "texts" in saved:  # files of earlier runs did not name their texts
+                self._keep(saved)
+
+    def _keep(self, saved: dict) -> None:
+        for text, tokens, embedding in zip(saved["texts"], saved["tokens"], saved["embedding"], strict=True):
+            self.tokens[text], self.embedding[text] = tokens, embedding
 
     def ensure(self, texts: list[str]) -> None:
         todo = sorted(set(texts) - set(self.tokens))
@@ -89,14 +116,10 @@ class StateCache:
         for k in range(0, len(todo), CHUNK):
             chunk = todo[k : k + CHUNK]
             path = self.folder / (hashlib.sha256(json.dumps(chunk).encode()).hexdigest()[:16] + ".pt")
-            if not path.is_file():
-                self._encode(chunk, path)
-                print(f"states {k + len(chunk)}/{len(todo)} ({time.perf_counter() - started:.0f} s)", flush=True)
-            saved = torch.load(path, weights_only=False)  # our own cache files: tensors and a NumPy array
-            for text, tokens, embedding in zip(chunk, saved["tokens"], saved["embedding"], strict=True):
-                self.tokens[text], self.embedding[text] = tokens, embedding
+            self._keep(self._encode(chunk, path))
+            print(f"states {k + len(chunk)}/{len(todo)} ({time.perf_counter() - started:.0f} s)", flush=True)
 
-    def _encode(self, chunk: list[str], path: Path) -> None:
+    def _encode(self, chunk: list[str], path: Path) -> dict:
         tokens, embeddings = [], []
         for b in range(0, len(chunk), 32):
             batch = chunk[b : b + 32]
@@ -105,9 +128,11 @@ class StateCache:
             for j in range(len(batch)):
                 tokens.append(states.hidden[self.start][j, : min(int(lengths[j]), MAX_TOKENS)].to(torch.float16).clone())
             embeddings += list(states.embedding)
+        saved = {"texts": chunk, "tokens": tokens, "embedding": np.array(embeddings)}
         path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({"tokens": tokens, "embedding": np.array(embeddings)}, path.with_suffix(".tmp"))
+        torch.save(saved, path.with_suffix(".tmp"))
         path.with_suffix(".tmp").replace(path)
+        return saved
 
     def batch(self, texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
         rows = [self.tokens[t].float() for t in texts]
@@ -193,22 +218,113 @@ def report(scores: np.ndarray, items: list[SafetyMessage], threshold: float) -> 
             "per_category_recall": per_category}
 
 
-def linear_baseline(cache: StateCache, fit: list[SafetyMessage], calibration: list[SafetyMessage],
-                    checks: dict[str, list[SafetyMessage]], recall: float) -> dict:
-    """The same data and thresholds through a logistic regression on the frozen sentence embedding."""
+ScoreTexts = Callable[[list[str]], np.ndarray]  # texts -> n x labels probabilities
+
+
+def conversation_items(conversations: list[SafetyConversation]) -> list[SafetyMessage]:
+    """Conversations as the screen reads a session: a safe one's turns alone and its turns so far read
+    together (negatives: dark topics that stay safe over several turns), and a risk conversation's turns
+    so far from its risk turn on (disclosures). A risk conversation's turns alone are left out (the
+    earlier ones are safe, the later ones may only make sense with them)."""
+    out = []
+    for c in conversations:
+        for i, turn in enumerate(c.turns):
+            so_far = " ".join(c.turns[: i + 1])
+            if not c.risk:
+                out.append(negative(f"{c.id}-{i}", turn, "conversation", c.writer))
+                if i:
+                    out.append(negative(f"{c.id}-so-far-{i}", so_far, "conversation_so_far", c.writer))
+            elif c.risk_turn is not None and i >= c.risk_turn:
+                out.append(SafetyMessage(id=f"{c.id}-so-far-{i}", text=so_far, categories=c.categories,
+                                         kind="conversation_so_far", indirect=True, writer=c.writer))
+    return out
+
+
+def fit_items_for(left_out: set[str], train_split: list[SafetyMessage], conversations: list[SafetyConversation],
+                  ed: list[SafetyMessage], sentence_cap: int) -> list[SafetyMessage]:
+    """What a top trains on from the train items of all writers but ``left_out``: their messages, their
+    conversations as the screen reads them, sentences of their multi-sentence negatives (the cap scaled to
+    their share) and ``ed``."""
+    items = [m for m in train_split if m.writer not in left_out]
+    conv_items = conversation_items([c for c in conversations if c.writer not in left_out])
+    sentence_negatives = [negative(f"{m.id}-s{i}", s, "sentence", m.writer)
+                          for m in items if not m.risk for i, s in enumerate(sentences(m.text))]
+    random.Random(1).shuffle(sentence_negatives)
+    cap = round(sentence_cap * len(items) / max(1, len(train_split)))
+    return items + ed + conv_items + sentence_negatives[:cap]
+
+
+def out_of_writer_scores(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMessage],
+                         folds: int) -> tuple[list[SafetyMessage], np.ndarray]:
+    """Every train item scored by a model that ``fit`` trained without its writer's fold (``fit`` takes the left-out writers)."""
+    writers = sorted({m.writer for m in train_split})
+    scored, scores = [], []
+    for group in writer_folds(writers, folds):
+        print(f"fold without writers {', '.join(group)}", flush=True)
+        score_texts = fit(set(group))
+        held = [m for m in train_split if m.writer in group]
+        scored += held
+        scores.append(message_scores(score_texts, held))
+    return scored, np.concatenate(scores)
+
+
+def thresholds(scores: np.ndarray, items: list[SafetyMessage], recall: float, gray_recall: float) -> tuple[float, float]:
+    """The any-risk threshold keeping ``recall`` of the disclosures, and the gray band's keeping ``gray_recall``."""
+    positive = np.array([m.risk for m in items])
+    threshold = threshold_for_recall(scores[:, 0], positive, recall)
+    return threshold, min(threshold, threshold_for_recall(scores[:, 0], positive, gray_recall))
+
+
+def linear_fit(cache: StateCache, items: list[SafetyMessage]) -> ScoreTexts:
+    """A logistic regression on the frozen sentence embedding (the baseline the tuned top is compared with)."""
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=4.0, max_iter=3000, class_weight={0: 1.0, 1: 2.0})
-    model.fit(np.array([cache.embedding[m.text] for m in fit]), [m.risk for m in fit])
+    model.fit(np.array([cache.embedding[m.text] for m in items]), [m.risk for m in items])
 
     def score_texts(texts: list[str]) -> np.ndarray:
         p = model.predict_proba(np.array([cache.embedding[t] for t in texts]))[:, 1]
         return np.repeat(p[:, None], len(LABELS), axis=1)
 
-    calibration_scores = message_scores(score_texts, calibration)
-    threshold = threshold_for_recall(calibration_scores[:, 0], np.array([m.risk for m in calibration]), recall)
-    return {"threshold": round(threshold, 4),
-            **{name: report(message_scores(score_texts, items), items, threshold) for name, items in checks.items()}}
+    return score_texts
+
+
+def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
+    """``threshold``, ``gray`` and ``out_of_writer`` from a ``--folds-only`` run's JSON, waiting until the
+    file is complete (so the two parts can run side by side).
+
+    Raises:
+        SystemExit: the file is still not complete JSON after ``wait_s``.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            text = path.read_text()
+            found = json.loads(text[text.index("{"):])
+            return {k: found[k] for k in ("threshold", "gray", "out_of_writer")}
+        except (OSError, ValueError, KeyError):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{path}: no complete --folds-only result after {wait_s:.0f} s") from None
+            time.sleep(30)
+
+
+def evaluate(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMessage],
+             checks: dict[str, list[SafetyMessage]], args: argparse.Namespace,
+             given: Path | None = None) -> tuple[dict, ScoreTexts | None]:
+    """The model on all train writers (unless ``--folds-only``) reported on ``checks`` at out-of-writer
+    thresholds: computed here, or ``given`` by a ``--folds-only`` run."""
+    score_texts = None if args.folds_only else fit(set())
+    if given is not None:
+        result = read_thresholds(given)
+    else:
+        scored, scores = out_of_writer_scores(fit, train_split, args.folds)
+        threshold, gray = thresholds(scores, scored, args.recall, args.gray_recall)
+        result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
+                  "out_of_writer": report(scores, scored, threshold)}
+    if score_texts is not None:
+        result.update({name: report(message_scores(score_texts, items), items, result["threshold"])
+                       for name, items in checks.items()})
+    return result, score_texts
 
 
 def main() -> None:
@@ -221,54 +337,56 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--risk-weight", type=float, default=2.0, help="weight of positive rows in the loss")
     parser.add_argument("--sentence-negatives", type=int, default=800, help="sentences of negatives trained on")
-    parser.add_argument("--recall", type=float, default=0.98, help="calibration recall the threshold keeps")
-    parser.add_argument("--gray-recall", type=float, default=0.995, help="calibration recall of the gray band")
+    parser.add_argument("--folds", type=int, default=2, help="writer groups for the out-of-writer thresholds")
+    parser.add_argument("--folds-only", action="store_true",
+                        help="only the out-of-writer scores (to compare settings without reading held-out data)")
+    parser.add_argument("--thresholds", type=Path, default=None,
+                        help="take the thresholds from this --folds-only run's output (waits for it) instead of the folds")
+    parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
+    parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
     parser.add_argument("--out", type=Path, default=None, help="write the tuned top here")
     args = parser.parse_args()
     torch.set_num_threads(2)
 
     train_split = load_messages(splits={"train"})
-    fit_items = [m for m in train_split if not calibration_part(m)]
-    calibration = [m for m in train_split if calibration_part(m)]
-    checks = {"held_out": load_messages(splits={"held_out"}), "exam": load_messages(splits={"exam"})}
-    conv_negatives = [negative(f"{c.id}-{i}", t, "conversation", c.writer)
-                      for c in load_conversations(splits={"train"}) if not c.risk for i, t in enumerate(c.turns)]
-    sentence_negatives = [negative(f"{m.id}-s{i}", s, "sentence", m.writer)
-                          for m in fit_items if not m.risk for i, s in enumerate(sentences(m.text))]
-    random.Random(1).shuffle(sentence_negatives)
-    fit_items += ed_negatives(args.data, args.ed) + conv_negatives + sentence_negatives[: args.sentence_negatives]
+    conversations = load_conversations(splits={"train"})
+    checks = {} if args.folds_only else {
+        "held_out": load_messages(splits={"held_out"}),
+        "held_out_first_writers": [m for m in load_messages(splits={"held_out"}) if m.writer in FIRST_WRITERS],
+        "exam": load_messages(splits={"exam"})}
+    ed = ed_negatives(args.data, args.ed)
+
+    def items_of(left_out: set[str]) -> list[SafetyMessage]:
+        return fit_items_for(left_out, train_split, conversations, ed, args.sentence_negatives)
 
     encoder = SentenceEncoder(DEFAULT_ENCODER)
     cache = StateCache(encoder, args.start)
-    scored = calibration + [m for items in checks.values() for m in items]
-    cache.ensure([m.text for m in fit_items] + [t for m in scored for t in [m.text, *sentences(m.text)]])
+    scored = train_split + [m for items in checks.values() for m in items]
+    cache.ensure([m.text for m in items_of(set())]
+                 + [t for m in scored for t in [m.text, *sentences(m.text)]])
+    tops: list[TunedTop] = []
 
-    top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
-    train(top, cache, fit_items, args.epochs, args.lr, args.risk_weight)
+    def fit_top(left_out: set[str]) -> ScoreTexts:
+        top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
+        train(top, cache, items_of(left_out), args.epochs, args.lr, args.risk_weight)
+        tops.append(top)
+        return lambda texts: probabilities(top, cache, texts)
 
-    def score_texts(texts: list[str]) -> np.ndarray:
-        return probabilities(top, cache, texts)
-
-    calibration_scores = message_scores(score_texts, calibration)
-    positive = np.array([m.risk for m in calibration])
-    threshold = threshold_for_recall(calibration_scores[:, 0], positive, args.recall)
-    gray = min(threshold, threshold_for_recall(calibration_scores[:, 0], positive, args.gray_recall))
-    writers = sorted({m.writer for m in fit_items})
-    trained_on = (f"safety set train split minus calibration ({len(fit_items)} texts from writers {', '.join(writers)}; "
-                  f"ed = {args.ed} shared ED train first messages); thresholds from {len(calibration)} calibration items")
-    result = {
-        "encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "epochs": args.epochs,
-        "trained_on": trained_on, "threshold": round(threshold, 4), "gray": round(gray, 4),
-        "calibration": report(calibration_scores, calibration, threshold),
-        **{name: report(message_scores(score_texts, items), items, threshold) for name, items in checks.items()},
-        "linear_baseline_same_data": linear_baseline(cache, fit_items, calibration, checks, args.recall),
-    }
+    tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds)
+    writers = sorted({m.writer for m in train_split})
+    trained_on = (f"safety set train split ({len(items_of(set()))} texts from writers {', '.join(writers)}, "
+                  f"ed = {args.ed} shared ED train first messages); thresholds from out-of-writer scores "
+                  f"({args.folds} writer folds)")
+    result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "epochs": args.epochs,
+              "lr": args.lr, "risk_weight": args.risk_weight, "trained_on": trained_on, **tuned,
+              "linear_baseline_same_data": evaluate(lambda w: linear_fit(cache, items_of(w)), train_split, checks, args)[0]}
     print(json.dumps(result, indent=2))
-    if args.out:
-        meta = {"threshold": threshold, "gray": gray, "category_threshold": 0.3, "trained_on": trained_on,
-                "report": {k: result[k] for k in ("calibration", "held_out", "exam")}}
-        save_top(args.out, top, TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=args.start,
-                                        activation="sigmoid", meta=meta))
+    if args.out and not args.folds_only:
+        meta = {"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
+                "trained_on": trained_on,
+                "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers", "exam")}}
+        save_top(args.out, tops[0], TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=args.start,
+                                             activation="sigmoid", meta=meta))
 
 
 if __name__ == "__main__":

@@ -38,10 +38,19 @@ from empathygraph.schemas import (
 from empathygraph.state import MergState
 
 ACKNOWLEDGE_TASK = (
-    'the first sentence of your reply. In one short, warm sentence, reflect back what they are going through '
-    'and how it feels, in your own words. No question, no advice, and do not mention any method, object or '
-    'place of harm. JSON: "acknowledgment".'
+    'the first sentence of your reply. What they told you is serious: {danger}. In one short, warm sentence, '
+    'reflect back what they are going through and how hard and frightening it is, in your own words; never make '
+    'it sound small or ordinary. No question, no advice, and do not mention any method, object or place of harm. '
+    'JSON: "acknowledgment".'
 )
+
+
+def acknowledge_task(categories: list[RiskCategory]) -> str:
+    """The acknowledgment task, naming the danger of each category found (so a threat is not read as an upset)."""
+    known = [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
+    return ACKNOWLEDGE_TASK.format(danger="; ".join(PROTOCOLS[c].danger for c in known))
+
+
 MAX_TOKENS = 48
 STRATEGY = {RiskCategory.MEDICAL_EMERGENCY: Strategy.INFORMATION}
 
@@ -52,12 +61,12 @@ class AcknowledgmentDraft(BaseModel):
     acknowledgment: str = Field(max_length=240)
 
 
-def acknowledgment(state: MergState, runtime: Runtime[RunContext]):
+def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: list[RiskCategory]):
     """The LLM's acknowledgment if it passes the rules, else None; with what to record about it."""
     config = runtime.context.config
     if config.safety.acknowledgment != "llm":
         return None, None, None, ["fixed acknowledgment (safety.acknowledgment: fixed)"]
-    messages = build_messages(state, ACKNOWLEDGE_TASK, history_turns=config.agents.history_turns)
+    messages = build_messages(state, acknowledge_task(categories), history_turns=config.agents.history_turns)
     try:
         answer = ask(runtime.context.backbone, messages, AcknowledgmentDraft, repair_attempts=0,
                      max_tokens=MAX_TOKENS)
@@ -79,7 +88,7 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     categories = safety.categories or [RiskCategory.SELF_HARM]
     config = runtime.context.config
     resources = config.safety.resources_for(categories)
-    opening, messages, answer, notes = acknowledgment(state, runtime)
+    opening, messages, answer, notes = acknowledgment(state, runtime, categories)
     first = categories[0]
     empathy = EmpathyPlan(goal=PROTOCOLS.get(first, PROTOCOLS[RiskCategory.SELF_HARM]).goal,
                           strategy=STRATEGY.get(first, Strategy.AFFIRMATION),

@@ -4,7 +4,7 @@ A crisis reply is one short sentence that acknowledges what the person said, the
 fixed protocol for each category found (most urgent first), the configured resources and
 an offer to stay. The acknowledgment may come from the LLM, but only if it passes
 :func:`acknowledgment_problems`: one sentence, no question, no advice, nothing about a
-method, means or place of harm, no blame, no mockery, no alarm. Otherwise a fixed
+method, means or place of harm, no blame, no mockery, nothing that makes it sound small, no alarm. Otherwise a fixed
 sentence for the category stands in. The protocol texts are conditional ("if you might
 act on this"), so a false alarm still reads as care, not as an accusation.
 """
@@ -24,6 +24,7 @@ class Protocol:
     acknowledgment: str
     steps: str
     goal: str
+    danger: str  # what the acknowledgment must take seriously (told to the LLM that writes it)
 
 
 PROTOCOLS: dict[RiskCategory, Protocol] = {
@@ -32,6 +33,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         steps="Please call your local emergency number now, or ask someone near you to call. If something was "
               "swallowed or taken, keep the packet to show them. Getting help quickly matters most.",
         goal="get them emergency medical help now",
+        danger="their health, or someone's near them, is in danger right now",
     ),
     RiskCategory.SELF_HARM: Protocol(
         acknowledgment="It sounds like you're carrying a huge amount of pain right now, and I'm really glad you told me.",
@@ -39,6 +41,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "please reach out now, and if you can, put some distance between you and anything you could use to hurt "
               "yourself.",
         goal="keep them safe and connect them with crisis support now",
+        danger="they may be thinking of ending their life or harming themselves",
     ),
     RiskCategory.HARM_TO_OTHERS: Protocol(
         acknowledgment="It sounds like these thoughts are weighing on you, and it took courage to say them.",
@@ -46,12 +49,14 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "you might act on them, please step away from the person and anything that could hurt them, and call "
               "a crisis line or your local emergency number now.",
         goal="keep everyone safe and connect them with help now",
+        danger="they may hurt someone, or fear that they will",
     ),
     RiskCategory.ABUSE: Protocol(
         acknowledgment="Thank you for trusting me with this; what is happening to you is not okay, and it is not your fault.",
         steps="Your safety matters most. If you are in danger right now, please call your local emergency number. "
               "When it is safe to, a confidential helpline can help you plan your next steps.",
         goal="affirm it is not their fault and connect them with help",
+        danger="someone is harming, threatening or controlling them",
     ),
 }
 STAY = "I'm here with you, and I'd like to hear how you're doing right now."
@@ -69,6 +74,11 @@ _BLAME = re.compile(
     r"\b(?:(?<!not )(?<!n't )your (?:own )?fault|you should(?:n'?t)? have|why (?:did|would|do) you|selfish|overreact\w*|dramatic|"
     r"attention|calm down|not that bad|could be worse|get over|snap out|silly|stupid|crazy|lol|haha|joke|joking|"
     r"just kidding|grateful|lucky)\b", re.IGNORECASE)
+# Making it small: a danger read as an everyday upset ("it's frustrating to lose your phone" to
+# someone who is threatened). Mild feeling words and softeners never fit a disclosure of danger.
+_MINIMISE = re.compile(
+    r"\b(?:a (?:bit|little)|slightly|somewhat|kind of|sort of|frustrat\w*|annoy\w*|inconvenien\w*|irritat\w*|"
+    r"bummer|a pain|disappoint\w*|bother\w*|not ideal|rough day|bad day|hassle|tricky)\b", re.IGNORECASE)
 _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you tried|make sure|don'?t worry)\b", re.IGNORECASE)
 # Numbers, links and addresses: only the configured resources may name a way to get help (the
 # person's own words may carry a fake helpline for the model to repeat).
@@ -90,7 +100,7 @@ def acknowledgment_problems(text: str) -> list[str]:
     if len(stripped.split()) > MAX_WORDS:
         problems.append(f"longer than {MAX_WORDS} words")
     for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
-                          ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
+                          ("makes it sound small", _MINIMISE), ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
         found = pattern.search(stripped)
         if found:
             problems.append(f"{name} ('{found.group(0)}')")

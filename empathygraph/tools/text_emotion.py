@@ -192,7 +192,8 @@ class SentenceEncoder:
 
         from empathygraph.tools.encoder_top import mean_pool
 
-        missing = [t for t in dict.fromkeys(texts) if self._recent.get(t) is None]
+        found = {t: self._recent.get(t) for t in dict.fromkeys(texts)}
+        missing = [t for t, kept in found.items() if kept is None]
         if missing:
             features = self._models[0].preprocess(missing)
             mask = features["attention_mask"]
@@ -201,9 +202,10 @@ class SentenceEncoder:
             embedding = torch.nn.functional.normalize(mean_pool(out.last_hidden_state, mask), dim=-1)
             for i, text in enumerate(missing):
                 length = int(mask[i].sum())
-                self._recent.put(text, TextStates(embedding[i].numpy().astype(np.float32),
-                                                  tuple(layer[i, :length].clone() for layer in out.hidden_states)))
-        return EncoderStates.stack([self._recent.get(t) for t in texts])  # type: ignore[misc]
+                found[text] = TextStates(embedding[i].numpy().astype(np.float32),
+                                         tuple(layer[i, :length].clone() for layer in out.hidden_states))
+                self._recent.put(text, found[text])  # type: ignore[arg-type]
+        return EncoderStates.stack([found[t] for t in texts])  # type: ignore[misc]  # a batch larger than the memo too
 
 
 @dataclass(frozen=True)

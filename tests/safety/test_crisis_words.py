@@ -31,6 +31,24 @@ def test_a_warm_reflection_passes(text):
     assert acknowledgment_problems(text) == []
 
 
+@pytest.mark.parametrize("text", [
+    "It must be frustrating to lose your phone like that.",
+    "That sounds a little stressful.",
+    "It's annoying when people don't respect your space.",
+    "What a hassle to deal with all of this.",
+])
+def test_an_acknowledgment_that_makes_a_danger_sound_small_is_refused(text):
+    assert any("sound small" in p for p in acknowledgment_problems(text)), text
+
+
+def test_the_acknowledgment_task_names_the_danger_of_each_category_found():
+    from empathygraph.agents.crisis import acknowledge_task
+
+    task = acknowledge_task([RiskCategory.ABUSE, RiskCategory.SELF_HARM])
+    assert PROTOCOLS[RiskCategory.ABUSE].danger in task and PROTOCOLS[RiskCategory.SELF_HARM].danger in task
+    assert PROTOCOLS[RiskCategory.SELF_HARM].danger in acknowledge_task([])
+
+
 def test_every_category_has_a_fixed_acknowledgment_that_passes_its_own_rules():
     for category, protocol in PROTOCOLS.items():
         assert acknowledgment_problems(protocol.acknowledgment) == [], category

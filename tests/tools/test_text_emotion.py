@@ -199,3 +199,12 @@ def test_tops_reading_one_message_share_one_encoder_pass() -> None:
         for layer in (0, 8, 12):
             assert np.abs(states.hidden[layer][0, :n].numpy() - batched.hidden[layer][1, :n].numpy()).max() < 1e-4
         assert np.abs(states.embedding[0] - batched.embedding[1]).max() < 1e-5
+
+
+@pytest.mark.integration
+def test_a_batch_larger_than_the_kept_states_is_encoded_whole() -> None:
+    encoder = te.TextEmotionClassifier().encoder
+    texts = [f"Message number {i} about an ordinary day." for i in range(te.StateMemo().size + 4)]
+    states = encoder.states(texts)
+    assert states.hidden[0].shape[0] == len(texts) and states.embedding.shape[0] == len(texts)
+    assert np.abs(states.embedding - encoder.encode(texts)).max() < 1e-4

@@ -1,0 +1,58 @@
+"""The risk classifier's training script: writer folds, conversations as the screen reads them, thresholds."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from empathygraph.eval.safety_set import SafetyConversation
+from empathygraph.schemas import RiskCategory
+
+SCRIPT = Path(__file__).parents[2] / "scripts" / "train_risk_classifier.py"
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("train_risk_classifier", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_writer_folds_cover_every_writer_once(script) -> None:
+    folds = script.writer_folds(["e", "a", "d", "b", "f"], 2)
+    assert folds == [["a", "d", "f"], ["b", "e"]]
+    assert script.writer_folds(["a"], 3) == [["a"]]
+
+
+def test_conversations_are_read_as_a_session_reads_them(script) -> None:
+    safe = SafetyConversation(id="s", turns=("one", "two", "three"), categories=(), risk_turn=None, writer="f")
+    risky = SafetyConversation(id="r", turns=("fine", "not fine", "worse"), categories=(RiskCategory.SELF_HARM,),
+                               risk_turn=1, writer="f")
+    items = script.conversation_items([safe, risky])
+    negatives = [m.text for m in items if not m.risk]
+    positives = [m.text for m in items if m.risk]
+    assert negatives == ["one", "two", "one two", "three", "one two three"]
+    assert positives == ["fine not fine", "fine not fine worse"]
+    assert all(m.categories == (RiskCategory.SELF_HARM,) for m in items if m.risk)
+
+
+def test_the_threshold_keeps_the_asked_recall(script) -> None:
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.2, 0.1])
+    positive = np.array([True, True, True, True, False, False])
+    assert script.threshold_for_recall(scores, positive, 0.75) == pytest.approx(0.7)
+    assert script.threshold_for_recall(scores, positive, 1.0) == pytest.approx(0.6)
+
+
+def test_thresholds_are_read_from_a_folds_only_run_after_its_progress_lines(script, tmp_path) -> None:
+    path = tmp_path / "folds.json"
+    result = {"threshold": 0.4, "gray": 0.2, "out_of_writer": {"recall": 0.98}, "rank": 8}
+    path.write_text("states 256/256 (3 s)\nfold without writers a\n" + json.dumps(result, indent=2))
+    assert script.read_thresholds(path) == {"threshold": 0.4, "gray": 0.2, "out_of_writer": {"recall": 0.98}}
+    path.write_text("fold without writers a\n{")
+    with pytest.raises(SystemExit, match="no complete"):
+        script.read_thresholds(path, wait_s=0)
