@@ -13,6 +13,7 @@ from empathygraph.agents.reply_checks import (
     endorsed_harm,
     parroted_label,
     reply_problems,
+    restates,
     speaks_as_them,
     stock_opening,
 )
@@ -133,3 +134,11 @@ def test_the_graph_leaves_a_stock_question_out_of_its_reply():
     assert result.plan.text == "The house must feel so quiet without him."
     (record,) = [s for s in result.steps if s.step == "response"]
     assert "left out: What do you think about that?" in record.fallback
+
+
+def test_their_own_words_said_back_are_restating():
+    said = "My chemistry final is tomorrow morning and my mind just goes blank every time I open my notes."
+    assert restates("Your chemistry final is tomorrow morning, and your mind just goes blank.", said)
+    assert restates("So you were seven when she wrote it to you.", "She wrote it to me when I was seven.")
+    assert restates("A blank page the night before is the worst. Which topic scares you most?", said) is None
+    assert restates("Your final is tomorrow? Which topic scares you most?", said) is None  # a detail picked up is fine

@@ -17,7 +17,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.config import AgentsConfig
+from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import reply_problems
@@ -86,7 +86,7 @@ def check_plan(
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
     """Whether the LLM critic runs: ``auto`` asks it only of a server backbone, where it is cheap."""
-    return config.reflection_llm == "always" or (config.reflection_llm == "auto" and backbone_kind != "embedded")
+    return llm_step_wanted(config.reflection_llm, backbone_kind)
 
 
 def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
