@@ -21,7 +21,7 @@ from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import reply_problems
-from empathygraph.agents.response import word_count
+from empathygraph.agents.response import NO_ADVICE, word_count
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -80,7 +80,8 @@ def check_plan(
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
     if plan.text.strip().lower() == user_words.strip().lower():
         issues.append("the reply repeats the person's words")
-    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value})
+    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
+                             advice_ok=empathy.strategy not in NO_ADVICE)
     return issues
 
 

@@ -92,6 +92,24 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
+# Telling them what to do ("you could try ...", "it's important to ..."); "you must be ..." is not advice,
+# nor is a question ("Have you tried ...?" is one only a Question reply may ask).
+_ADVISES = re.compile(
+    r"\b(?:you\s+(?:should|could|might\s+want\s+to|need\s+to|have\s+to|must)\s+(?!be\b|have\s+(?:been|felt|had)\b|feel\b)"
+    r"|(?:maybe|perhaps)\s+(?:you\s+)?(?:could\s+)?try|\btry\s+(?:to|talking|setting|writing|making|taking|reaching)"
+    r"|it'?s\s+(?:important|good|best|okay)\s+to\s+(?!feel\b|be\s+(?:sad|upset|scared|nervous|angry)\b)"
+    r"|make\s+sure\s+(?:to|you)|don'?t\s+forget\s+to|remember\s+to)",
+    re.IGNORECASE,
+)
+
+
+def gives_advice(reply: str) -> str | None:
+    """The reply tells them what to do (for a strategy whose intent is to give no advice)."""
+    if "?" not in reply and (match := _ADVISES.search(normalize(reply))):
+        return f'the reply gives advice ("{match.group(0).strip()} ..."); stay with what they told you'
+    return None
+
+
 # The person's words as the listener would say them back ("my notes" -> "your notes").
 _THEIRS = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
            "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are", "was": "were"}
@@ -115,9 +133,10 @@ def restates(reply: str, user_words: str) -> str | None:
     return None
 
 
-def reply_problems(reply: str, user_words: str, labels: Iterable[str]) -> list[str]:
-    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none)."""
+def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True) -> list[str]:
+    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none); advice
+    is one unless ``advice_ok``."""
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
-             restates(reply, user_words)]
+             restates(reply, user_words), None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]

@@ -55,6 +55,8 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
 }
 # A rewrite is asked afresh, without the reply it replaces in the chat (shown its reply, the
 # 1.5B model wrote it again word for word), told only what to avoid.
+# The strategies whose intent is to give no advice (a reply of theirs that advises is mended).
+NO_ADVICE = frozenset(s for s, guide in STRATEGY_GUIDE.items() if guide.endswith("give no advice."))
 REVISE = " A reply you wrote had this problem, so write a different one: {advice}"
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
 # cut here keeps its complete sentences (see ``close_cut_json``).
@@ -113,12 +115,13 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
-def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str]) -> tuple[str, list[str]]:
+def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str], *,
+                           advice_ok: bool = True) -> tuple[str, list[str]]:
     """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
     their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are."""
     labels = list(labels)
     sentences = split_sentences(reply)
-    flagged = [s for s in sentences if reply_problems(s, user_words, labels)]
+    flagged = [s for s in sentences if reply_problems(s, user_words, labels, advice_ok=advice_ok)]
     if not flagged or len(flagged) == len(sentences):
         return reply, []
     return " ".join(s for s in sentences if s not in flagged), flagged
@@ -188,7 +191,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
         labels = {emotion.emotion.value, emotion.coarse.value}
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels)
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
     if revising and reply == previous.text:
