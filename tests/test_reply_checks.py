@@ -150,6 +150,7 @@ def test_their_own_words_said_back_are_restating():
     ("It's important to talk about this with a trusted adult.", True),
     ("You should tell her how you feel.", True),
     ("You must be so proud!", False),
+    ("You must miss him every single day.", False),
     ("You could have been hurt.", False),
     ("It's okay to feel lost.", False),
     ("Have you tried talking to her?", False),

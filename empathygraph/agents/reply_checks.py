@@ -92,10 +92,10 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
-# Telling them what to do ("you could try ...", "it's important to ..."); "you must be ..." is not advice,
+# Telling them what to do ("you could try ...", "it's important to ..."); "you must miss him" is not advice,
 # nor is a question ("Have you tried ...?" is one only a Question reply may ask).
 _ADVISES = re.compile(
-    r"\b(?:you\s+(?:should|could|might\s+want\s+to|need\s+to|have\s+to|must)\s+(?!be\b|have\s+(?:been|felt|had)\b|feel\b)"
+    r"\b(?:you\s+(?:should|could|might\s+want\s+to|need\s+to|have\s+to)\s+(?!be\b|have\s+(?:been|felt|had)\b|feel\b)"
     r"|(?:maybe|perhaps)\s+(?:you\s+)?(?:could\s+)?try|\btry\s+(?:to|talking|setting|writing|making|taking|reaching)"
     r"|it'?s\s+(?:important|good|best|okay)\s+to\s+(?!feel\b|be\s+(?:sad|upset|scared|nervous|angry)\b)"
     r"|make\s+sure\s+(?:to|you)|don'?t\s+forget\s+to|remember\s+to)",
