@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from empathygraph.graphs.merg import build_graph
 from empathygraph.schemas import LabelScore, RiskCategory, Strategy, TextEmotionCue
 from empathygraph.state import Exchange, TurnInput
@@ -116,7 +118,14 @@ def test_audio_turn_with_unusable_file_is_skipped_and_the_turn_goes_on(tmp_path)
 def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question", "rationale": "little is known"})
     make_empathizer(model).respond("My dog died.")
-    assert "ask one gentle question about something they mentioned" in model.calls_for("ResponseDraft")[0].prompt
+    call = model.calls_for("ResponseDraft")[0]
+    assert "ask one short question about a detail they mentioned" in call.prompt
+    # ... and holds the reply to one question, at its end, while it is decoded
+    schema = call.options["response_format"]["json_schema"]["schema"]
+    from empathygraph.agents.response import QUESTION_PATTERN
+
+    assert schema["properties"]["reply"]["pattern"] == QUESTION_PATTERN
+    assert re.match(QUESTION_PATTERN, "Oh, Milo. How old was he?") and not re.match(QUESTION_PATTERN, "How old? Why?")
 
 
 def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp_path):
@@ -136,15 +145,28 @@ def test_a_perception_model_that_cannot_load_skips_its_modality_not_the_turn(tmp
     assert result.skipped == ["look: face model package is not installed"]
 
 
-def test_a_confident_strategy_prior_decides_and_the_llm_sets_the_goal():
+def test_a_confident_strategy_prior_decides_and_on_the_embedded_model_the_strategy_sets_the_goal():
+    # goal_llm "auto": no LLM call for the goal on the CPU model (it cost ~2-3 s a turn).
+    from empathygraph.agents.empathy_strategy import STRATEGY_GOAL
+
     model = scripted()
     config = test_config(agents={"strategy_label": "prior"})
     result = make_empathizer(model, config).respond("My dog died yesterday.")
     step = next(s for s in result.steps if s.step == "empathy_strategy")
-    assert step.input["strategy_source"] == "prior"
+    assert step.input["strategy_source"] == "prior" and step.input["goal_source"] == "strategy"
     assert result.empathy.strategy.value == step.input["prior"][0][0]
-    assert model.calls_for("StrategyDraft") == [] and len(model.calls_for("GoalDraft")) == 1
+    assert result.empathy.goal == STRATEGY_GOAL[result.empathy.strategy]
+    assert model.calls_for("StrategyDraft") == [] and model.calls_for("GoalDraft") == []
+    assert '"goal"' not in model.calls_for("ResponseDraft")[0].prompt  # nothing of the step joins the chat
     assert f"p={step.input['prior'][0][1]:.2f}" in result.empathy.rationale
+
+
+def test_the_llm_sets_the_goal_of_a_prior_strategy_when_asked():
+    model = scripted()
+    config = test_config(agents={"strategy_label": "prior", "goal_llm": "always"})
+    result = make_empathizer(model, config).respond("My dog died yesterday.")
+    assert len(model.calls_for("GoalDraft")) == 1 and result.empathy.goal == "comfort them"
+    assert "comfort them" in model.calls_for("ResponseDraft")[0].prompt  # the goal reaches the reply's prompt
 
 
 def test_an_unusable_plan_falls_back_to_the_prior_and_says_so():

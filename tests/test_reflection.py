@@ -43,6 +43,24 @@ def test_rewrite_prompt_carries_the_critics_advice():
     assert "mention the dog by name" in model.calls_for("ResponseDraft")[1].prompt
 
 
+def test_a_rewrite_is_asked_afresh_and_sampled_not_shown_the_reply_it_replaces():
+    # Shown its earlier reply, the 1.5B model wrote it again word for word (a ~4 s rewrite that changed nothing).
+    model = scripted(
+        ReflectionDraft=[ALWAYS_REVISE, {"verdict": "accept", "advice": ""}],
+        ResponseDraft=[{"reply": "That is sad."}, {"reply": "Biscuit was family."}],
+    )
+    make_empathizer(model, test_config(agents={"reply_temperature": 0.7})).respond("My dog Biscuit died.")
+    rewrite = model.calls_for("ResponseDraft")[1]
+    assert "That is sad." not in rewrite.prompt and rewrite.options["temperature"] == 0.7
+
+
+def test_a_rewrite_that_comes_out_the_same_says_so():
+    model = scripted(ReflectionDraft=ALWAYS_REVISE, ResponseDraft={"reply": "That is sad."})
+    result = make_empathizer(model).respond("My dog Biscuit died.")
+    rewrite = [s for s in result.steps if s.step == "response"][1]
+    assert "the rewrite came out the same" in rewrite.fallback
+
+
 def test_rule_checks_send_back_a_dismissive_reply_even_when_the_llm_accepts():
     model = scripted(ResponseDraft=[{"reply": "Just get over it, it was only a dog."}, {"reply": "I'm sorry."}])
     result = make_empathizer(model).respond("My dog died.")

@@ -12,7 +12,9 @@ from empathygraph.agents.reply_checks import (
     echoed_harm,
     endorsed_harm,
     parroted_label,
+    gives_advice,
     reply_problems,
+    restates,
     speaks_as_them,
     stock_opening,
 )
@@ -133,3 +135,33 @@ def test_the_graph_leaves_a_stock_question_out_of_its_reply():
     assert result.plan.text == "The house must feel so quiet without him."
     (record,) = [s for s in result.steps if s.step == "response"]
     assert "left out: What do you think about that?" in record.fallback
+
+
+def test_their_own_words_said_back_are_restating():
+    said = "My chemistry final is tomorrow morning and my mind just goes blank every time I open my notes."
+    assert restates("Your chemistry final is tomorrow morning, and your mind just goes blank.", said)
+    assert restates("So you were seven when she wrote it to you.", "She wrote it to me when I was seven.")
+    assert restates("A blank page the night before is the worst. Which topic scares you most?", said) is None
+    assert restates("Your final is tomorrow? Which topic scares you most?", said) is None  # a detail picked up is fine
+
+
+@pytest.mark.parametrize(("reply", "advice"), [
+    ("Maybe you could try having a conversation with them.", True),
+    ("It's important to talk about this with a trusted adult.", True),
+    ("You should tell her how you feel.", True),
+    ("You must be so proud!", False),
+    ("You must miss him every single day.", False),
+    ("You could have been hurt.", False),
+    ("It's okay to feel lost.", False),
+    ("Have you tried talking to her?", False),
+])
+def test_advice_is_telling_them_what_to_do(reply, advice):
+    assert bool(gives_advice(reply)) is advice
+
+
+def test_advice_counts_only_where_the_strategy_gives_none():
+    from empathygraph.agents.response import drop_flagged_sentences
+
+    reply = "Maybe you could try asking them to split it. Who did the slides?"
+    assert drop_flagged_sentences(reply, "They took credit.", [], advice_ok=False)[0] == "Who did the slides?"
+    assert drop_flagged_sentences(reply, "They took credit.", [])[0] == reply

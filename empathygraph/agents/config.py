@@ -51,5 +51,21 @@ class AgentsConfig(BaseModel):
         "auto: the prior when confident, else the LLM among its likeliest; llm: the LLM alone",
     )
     prior_min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    goal_llm: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="when the prior chose the strategy, ask the LLM for the goal to response; auto: only on a "
+        "server backbone (on the embedded CPU model the call cost ~2-3 s a turn and its goals, such as \"help them "
+        "find a solution\", pulled a Question reply toward advice); else the strategy's own goal is used",
+    )
+    reply_temperature: float | None = Field(
+        default=0.7, ge=0.0, le=2.0,
+        description="sampling temperature of the reply (None: the backbone's); the analysis steps keep the backbone's. "
+        "Near-greedy, the 1.5B model opened most replies alike and wrote a rewrite identical to the reply it fixed",
+    )
     reply_max_words: int = Field(default=30, ge=5, description="asked of the LLM; 1.5x this is refused")
     history_turns: int = Field(default=4, ge=0, description="earlier turns shown to the agents")
+
+
+def llm_step_wanted(policy: Literal["auto", "always", "never"], backbone_kind: str) -> bool:
+    """Whether an optional LLM step runs: ``auto`` asks it only of a server backbone, where it is cheap."""
+    return policy == "always" or (policy == "auto" and backbone_kind != "embedded")

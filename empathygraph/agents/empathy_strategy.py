@@ -1,4 +1,11 @@
-"""Empathy-strategy agent: the Chain-of-Empathy goal to response and an ESConv strategy."""
+"""Empathy-strategy agent: the Chain-of-Empathy goal to response and an ESConv strategy.
+
+The trained prior chooses the strategy by default; the goal then is the strategy's own
+(``STRATEGY_GOAL``) unless ``agents.goal_llm`` asks the LLM for one (by default only on a
+server backbone: on the embedded CPU model that call cost ~2-3 s of a ~14 s turn and wrote
+generic goals such as "help them understand their feelings and find a solution", which pulled
+a Question reply toward advice).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.config import AgentsConfig
+from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.fallback import fallback_plan
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.spec import AgentSpec
@@ -29,6 +36,19 @@ TASK_GIVEN_STRATEGY = (
 # When the prior assists, the LLM chooses among its likeliest strategies only: a shorter
 # prompt and answer, and a small model's choice stays where counsellors' choices are.
 PRIOR_CHOICES = 4
+
+# The goal to response each strategy sets when no LLM writes one (as the response's task
+# words it: ``response.STRATEGY_GUIDE``).
+STRATEGY_GOAL: dict[Strategy, str] = {
+    Strategy.QUESTION: "learn more about what they told me",
+    Strategy.RESTATEMENT: "show them what they said was heard",
+    Strategy.REFLECTION: "show them what this is like for them is understood",
+    Strategy.SELF_DISCLOSURE: "let them know they are not alone in this",
+    Strategy.AFFIRMATION: "reassure them and affirm what they did or feel",
+    Strategy.SUGGESTIONS: "offer one small idea they could try",
+    Strategy.INFORMATION: "give them one useful fact about their situation",
+    Strategy.OTHERS: "stay warm and with them",
+}
 
 # Goals run long (the model ignores word limits); one cut here keeps its complete words.
 MAX_TOKENS = 40
@@ -87,13 +107,23 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
 
     The strategy comes from the ESConv-trained prior when it is confident (a small LLM
     is a weak strategy classifier), else from the LLM among the prior's likeliest ones.
-    The LLM always sets the goal; the rationale states what decided the strategy.
+    The LLM sets the goal when it chooses the strategy or ``goal_llm`` asks it; else the
+    goal is the strategy's own. The rationale states what decided the strategy.
     """
     started = time.perf_counter()
     config = runtime.context.config.agents
     previous = _previous_strategies(state)
     ranked = prior_ranking(runtime.context.strategy_prior, state)
     chosen = prior_choice(ranked, config)
+    inputs = {
+        "previous": previous,
+        "prior": [(s.value, p) for s, p in ranked[:3]],
+        "strategy_source": "prior" if chosen is not None else "llm",
+    }
+    if chosen is not None and not llm_step_wanted(config.goal_llm, runtime.context.config.backbone.kind):
+        plan = EmpathyPlan(goal=STRATEGY_GOAL[chosen], strategy=chosen, rationale=rationale(chosen, ranked, "prior"))
+        record = agent_record("empathy_strategy", started, output=plan, inputs={**inputs, "goal_source": "strategy"})
+        return {"empathy": plan, "steps": [record]}
     schema: type[StrategyDraft | GoalDraft]
     if chosen is not None:
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
@@ -119,19 +149,8 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
         plan = fallback_plan(state["emotion"], chosen or (ranked[0][0] if ranked else None))
         source = "the prior" if ranked else "rule"
         fallback = f"LLM plan unusable ({answer.error}); goal by rule, strategy from {source}"
-    record = agent_record(
-        "empathy_strategy",
-        started,
-        output=plan,
-        messages=messages,
-        answer=answer,
-        fallback=fallback,
-        inputs={
-            "previous": previous,
-            "prior": [(s.value, p) for s, p in ranked[:3]],
-            "strategy_source": "prior" if chosen is not None else "llm",
-        },
-    )
+    record = agent_record("empathy_strategy", started, output=plan, messages=messages, answer=answer,
+                          fallback=fallback, inputs={**inputs, "goal_source": "llm"})
     return {"empathy": plan, "steps": [record], "chat": exchange("empathy_strategy", messages, answer.accepted)}
 
 

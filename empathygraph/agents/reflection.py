@@ -17,11 +17,11 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.config import AgentsConfig
+from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import reply_problems
-from empathygraph.agents.response import word_count
+from empathygraph.agents.response import NO_ADVICE, word_count
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -80,13 +80,14 @@ def check_plan(
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
     if plan.text.strip().lower() == user_words.strip().lower():
         issues.append("the reply repeats the person's words")
-    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value})
+    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
+                             advice_ok=empathy.strategy not in NO_ADVICE)
     return issues
 
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
     """Whether the LLM critic runs: ``auto`` asks it only of a server backbone, where it is cheap."""
-    return config.reflection_llm == "always" or (config.reflection_llm == "auto" and backbone_kind != "embedded")
+    return llm_step_wanted(config.reflection_llm, backbone_kind)
 
 
 def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:

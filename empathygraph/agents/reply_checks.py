@@ -3,7 +3,7 @@
 Each check returns what is wrong in a sentence the response agent can act on (it becomes
 the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B model fell
 into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
-question such as "what do you think about ...", a violent word of the person's taken
+question such as "what do you think about ...", their own words said back to them, a violent word of the person's taken
 literally ("what do you think about killing your brother?"), and a plain "yes" to a request
 to approve something harmful. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
@@ -92,8 +92,51 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
-def reply_problems(reply: str, user_words: str, labels: Iterable[str]) -> list[str]:
-    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none)."""
+# Telling them what to do ("you could try ...", "it's important to ..."); "you must miss him" is not advice,
+# nor is a question ("Have you tried ...?" is one only a Question reply may ask).
+_ADVISES = re.compile(
+    r"\b(?:you\s+(?:should|could|might\s+want\s+to|need\s+to|have\s+to)\s+(?!be\b|have\s+(?:been|felt|had)\b|feel\b)"
+    r"|(?:maybe|perhaps)\s+(?:you\s+)?(?:could\s+)?try|\btry\s+(?:to|talking|setting|writing|making|taking|reaching)"
+    r"|it'?s\s+(?:important|good|best|okay)\s+to\s+(?!feel\b|be\s+(?:sad|upset|scared|nervous|angry)\b)"
+    r"|make\s+sure\s+(?:to|you)|don'?t\s+forget\s+to|remember\s+to)",
+    re.IGNORECASE,
+)
+
+
+def gives_advice(reply: str) -> str | None:
+    """The reply tells them what to do (for a strategy whose intent is to give no advice)."""
+    if "?" not in reply and (match := _ADVISES.search(normalize(reply))):
+        return f'the reply gives advice ("{match.group(0).strip()} ..."); stay with what they told you'
+    return None
+
+
+# The person's words as the listener would say them back ("my notes" -> "your notes").
+_THEIRS = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
+           "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are", "was": "were"}
+_WORD = re.compile(r"[a-z0-9']+")
+# Words in a row a sentence may share with their message before it counts as saying it back.
+RESTATED_RUN = 5
+
+
+def _told_back(text: str) -> list[str]:
+    return [_THEIRS.get(word, word) for word in _WORD.findall(normalize(text))]
+
+
+def restates(reply: str, user_words: str) -> str | None:
+    """The reply says a stretch of their own message back to them ("your chemistry final is tomorrow morning")."""
+    theirs, said = _told_back(user_words), _told_back(reply)
+    runs = {tuple(theirs[i : i + RESTATED_RUN]) for i in range(len(theirs) - RESTATED_RUN + 1)}
+    for i in range(len(said) - RESTATED_RUN + 1):
+        if tuple(said[i : i + RESTATED_RUN]) in runs:
+            return (f'the reply repeats their words ("{" ".join(said[i : i + RESTATED_RUN])} ..."); '
+                    "answer them instead of saying it back")
+    return None
+
+
+def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True) -> list[str]:
+    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none); advice
+    is one unless ``advice_ok``."""
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
-             echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words)]
+             echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
+             restates(reply, user_words), None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]

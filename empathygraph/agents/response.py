@@ -42,8 +42,8 @@ EXAMPLE_CHARS = 160  # each example message is cut to this many characters
 # "you feel <label>" openings, and a reply asked for in two parts ({acknowledgment, question})
 # into "I understand ... What do you think about ...?" (issue 15: 89% and 39% of replies).
 STRATEGY_GUIDE: dict[Strategy, str] = {
-    Strategy.QUESTION: "Respond to what they told you, then ask one gentle question about something they mentioned; "
-                       "give no advice.",
+    Strategy.QUESTION: "React in a few words of your own to what they told you, then ask one short question about "
+                       "a detail they mentioned, not their opinion; give no advice.",
     Strategy.RESTATEMENT: "Say back in your own words what happened to them; give no advice.",
     Strategy.REFLECTION: "Say what this must be like for them, in everyday words; give no advice.",
     Strategy.SELF_DISCLOSURE: "Say briefly that you have known something like it, then turn back to them; give no advice.",
@@ -53,7 +53,11 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.INFORMATION: "Respond to what they told you, then share one useful fact about their situation.",
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
-REVISE = " Improve your last reply, in one or two sentences under 20 words: {advice}"
+# A rewrite is asked afresh, without the reply it replaces in the chat (shown its reply, the
+# 1.5B model wrote it again word for word), told only what to avoid.
+# The strategies whose intent is to give no advice (a reply of theirs that advises is mended).
+NO_ADVICE = frozenset(s for s, guide in STRATEGY_GUIDE.items() if guide.endswith("give no advice."))
+REVISE = " A reply you wrote had this problem, so write a different one: {advice}"
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
 # cut here keeps its complete sentences (see ``close_cut_json``).
 MAX_TOKENS = 52
@@ -65,13 +69,32 @@ MAX_TOKENS = 52
 # "My", which it then used to retell the message as if it were the person ("My goldfish died,
 # and I'm devastated"); and it keeps out quote marks, whose escapes a pattern cannot spell. Not
 # validated: a reply from a backbone that cannot constrain still counts (reflection checks it).
+_OPENING = r'([^IM" \\?]|M[^y"\\?])'
 REPLY_PATTERN = r'^([^IM" \\]|M[^y"\\])[^"\\]*$'
+# A Question reply holds exactly one question mark, at its end: it asks one question, and the
+# reply is over once it has (unconstrained, the 1.5B model restated the message until the token
+# bound cut it off before any question, and its rewrite did the same).
+QUESTION_PATTERN = rf'^{_OPENING}[^"\\?]*\?$'
 
 
 class ResponseDraft(BaseModel):
     """LLM output of the response step."""
 
     reply: str = Field(min_length=1, max_length=1200, json_schema_extra={"pattern": REPLY_PATTERN})
+
+
+class QuestionDraft(ResponseDraft):
+    """LLM output of the response step for a Question reply (scripted models know it as ``ResponseDraft``)."""
+
+    reply: str = Field(min_length=1, max_length=1200, json_schema_extra={"pattern": QUESTION_PATTERN})
+
+
+QuestionDraft.__name__ = "ResponseDraft"
+
+
+def draft_schema(strategy: Strategy) -> type[ResponseDraft]:
+    """The reply's schema for ``strategy``."""
+    return QuestionDraft if strategy is Strategy.QUESTION else ResponseDraft
 
 
 def word_count(text: str) -> int:
@@ -92,12 +115,13 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
-def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str]) -> tuple[str, list[str]]:
+def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str], *,
+                           advice_ok: bool = True) -> tuple[str, list[str]]:
     """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
     their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are."""
     labels = list(labels)
     sentences = split_sentences(reply)
-    flagged = [s for s in sentences if reply_problems(s, user_words, labels)]
+    flagged = [s for s in sentences if reply_problems(s, user_words, labels, advice_ok=advice_ok)]
     if not flagged or len(flagged) == len(sentences):
         return reply, []
     return " ".join(s for s in sentences if s not in flagged), flagged
@@ -141,12 +165,13 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     task = reply_task(strategy, profile, config.reply_max_words, examples)
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
+        state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
     voice = ReplyVoice(speech=speech_style(emotion), profile=profile)
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
-    answer = ask(runtime.context.backbone, messages, ResponseDraft, repair_attempts=config.repair_attempts,
-                 max_tokens=MAX_TOKENS)
+    answer = ask(runtime.context.backbone, messages, draft_schema(strategy), repair_attempts=config.repair_attempts,
+                 max_tokens=MAX_TOKENS, temperature=config.reply_temperature)
     notes = []
     if answer.parsed is None:  # a listener always answers: a safe reply from what the agents decided
         reply = fallback_reply(state["emotion"], strategy)
@@ -166,9 +191,11 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
         labels = {emotion.emotion.value, emotion.coarse.value}
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels)
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
+    if revising and reply == previous.text:
+        notes.append("the rewrite came out the same as the reply it replaces")
     plan = ResponsePlan(
         text=reply,
         speech=voice.speech,

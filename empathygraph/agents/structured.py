@@ -136,6 +136,7 @@ def ask(
     max_tokens: int | None = None,
     words_ok: bool = False,
     repair_schema: type[T] | None = None,
+    temperature: float | None = None,
 ) -> Answer[T]:
     """Get one answer that parses as ``schema`` and passes ``check``.
 
@@ -145,6 +146,7 @@ def ask(
             a rambling model cannot run to the backbone's limit); None uses the backbone's limit.
         repair_schema: a stricter schema for re-asks (e.g. a field limited to the values that
             pass ``check``: asked again freely, a small model was seen to repeat its answer).
+        temperature: sampling temperature of this step (None: the backbone's).
 
     An answer cut off inside its last text field (at ``max_tokens``, where a re-ask
     would only be cut off again) keeps its complete sentences (``words_ok``: words) and
@@ -156,8 +158,9 @@ def ask(
     """
     retry_schema = repair_schema or schema
     constrained, strict = backbone.for_schema(schema), backbone.for_schema(retry_schema)
-    first = constrained.bind(max_tokens=max_tokens) if max_tokens is not None else constrained
-    again = strict.bind(max_tokens=2 * max_tokens) if max_tokens is not None else strict
+    sampling = {"temperature": temperature} if temperature is not None else {}
+    first = constrained.bind(**sampling, **({"max_tokens": max_tokens} if max_tokens is not None else {}))
+    again = strict.bind(**sampling, **({"max_tokens": 2 * max_tokens} if max_tokens is not None else {}))
     conversation = list(messages)
     attempts: list[LLMAttempt] = []
     unchecked: T | None = None
