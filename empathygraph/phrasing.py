@@ -6,7 +6,7 @@
   anxious", "are you excited", "it's normal to feel lonely"); a label said about someone else
   ("I'm so proud of you") or negated ("you shouldn't feel guilty") does not count;
 - a stock question that fits any message ("what do you think about", "how does that make you
-  feel", "can you tell me more?" ...).
+  feel", "can you tell me more?", "how about you?" ...).
 
 The reflection step sends a reply with one of them back for a rewrite (``agents/reply_checks.py``);
 the evaluation counts them (``eval/style.py``). Regular expressions alone: no model is loaded.
@@ -46,6 +46,8 @@ _GENERIC_QUESTIONS = [
     re.compile(r"\b(?:can|could|would)\s+you\s+tell\s+me\s+(?:a\s+(?:little|bit)\s+)?more(?:\s+about\s+(?:it|that|this))?"
                r"\s*\?"),
     re.compile(r"\bdo\s+you\s+want\s+to\s+talk\s+about\s+(?:it|that|this)\s*\?"),
+    # turns the talk away from what they just told: a listener's question is about them
+    re.compile(r"(?:^|[.!?]\s+)(?:and\s+)?(?:how|what)\s+about\s+you\s*\?"),
 ]
 
 

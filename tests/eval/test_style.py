@@ -80,6 +80,8 @@ def test_generic_questions():
     assert asks_generic_question("How does that make you feel?")
     assert asks_generic_question("Can you tell me more?")
     assert not asks_generic_question("Can you tell me more about your sister?")  # specific: not stock
+    assert asks_generic_question("It's so stressful! How about you?")  # turns the talk away from them
+    assert not asks_generic_question("How about your sister, did she come?")
     assert not asks_generic_question("How do you feel about the new job so far?")
 
 
