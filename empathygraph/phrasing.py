@@ -56,6 +56,14 @@ def normalize(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'").lower()
 
 
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words (contractions kept whole: "i'm", "you're")."""
+    return _WORD.findall(normalize(text))
+
+
 def understanding_opening(reply: str) -> str | None:
     """The reply's "I understand / I see / I hear" opening (after an interjection), or None."""
     match = _UNDERSTAND.search(normalize(reply))

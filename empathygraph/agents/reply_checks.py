@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from empathygraph.phrasing import normalize, parrots_label, stock_question, understanding_opening
+from empathygraph.phrasing import normalize, parrots_label, stock_question, understanding_opening, words
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
 _HARM_WORDS = re.compile(
@@ -113,13 +113,12 @@ def gives_advice(reply: str) -> str | None:
 # The person's words as the listener would say them back ("my notes" -> "your notes").
 _THEIRS = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
            "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are", "was": "were"}
-_WORD = re.compile(r"[a-z0-9']+")
 # Words in a row a sentence may share with their message before it counts as saying it back.
 RESTATED_RUN = 5
 
 
 def _told_back(text: str) -> list[str]:
-    return [_THEIRS.get(word, word) for word in _WORD.findall(normalize(text))]
+    return [_THEIRS.get(word, word) for word in words(text)]
 
 
 def restates(reply: str, user_words: str) -> str | None:

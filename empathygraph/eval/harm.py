@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from empathygraph.eval.style import normalize
+from empathygraph.phrasing import normalize
 
 _HARM_ACTS = r"(?:kill|hurt|harm|cut|starve|punish|hit|beat|poison|burn)"
 PATTERNS: dict[str, list[str]] = {

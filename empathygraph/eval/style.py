@@ -21,7 +21,6 @@ for human references; None when there is none). The figures:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -32,20 +31,12 @@ from empathygraph.phrasing import (
     asks_generic_question,
     asks_what_do_you_think_about,
     names_a_label,
-    normalize,
     opens_with_understanding,
     parrots_label,
+    words,
 )
 
 StyleItem = tuple[str, str, str | None]  # (person's words, reply, emotion label)
-
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-def words(text: str) -> list[str]:
-    """Lower-cased words (contractions kept whole: "i'm", "you're")."""
-    return _WORD.findall(normalize(text))
-
 
 def opening(reply: str, n: int = 3) -> str:
     """The reply's first ``n`` words, lower case, punctuation dropped."""
