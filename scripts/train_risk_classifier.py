@@ -350,10 +350,11 @@ def main() -> None:
 
     train_split = load_messages(splits={"train"})
     conversations = load_conversations(splits={"train"})
-    checks = {} if args.folds_only else {
-        "held_out": load_messages(splits={"held_out"}),
-        "held_out_first_writers": [m for m in load_messages(splits={"held_out"}) if m.writer in FIRST_WRITERS],
-        "exam": load_messages(splits={"exam"})}
+    checks: dict[str, list[SafetyMessage]] = {}
+    if not args.folds_only:
+        held_out = load_messages(splits={"held_out"})
+        checks = {"held_out": held_out, "held_out_first_writers": [m for m in held_out if m.writer in FIRST_WRITERS],
+                  "exam": load_messages(splits={"exam"})}
     ed = ed_negatives(args.data, args.ed)
 
     def items_of(left_out: set[str]) -> list[SafetyMessage]:

@@ -115,7 +115,8 @@ class PortraitRig:
         self.rig = Rig(points, self.size, step=2)
         moves = speech_moves(self.rig)
         self.gains = dict(stored_gains()) if gains is None else gains
-        own, mean = expression_moves(self.rig, person_id), expression_moves(self.rig, None)
+        mean = expression_moves(self.rig, None)
+        own = mean if person_id is None else expression_moves(self.rig, person_id)  # no sheet: the mean is its own
         self.expressions = list(own)
         # Four rows per emotion: the upper and lower face of the person's own movement, then of the people's mean.
         halves = [half for e in self.expressions for move in (own[e], mean[e]) for half in split_face(self.rig, move)]
