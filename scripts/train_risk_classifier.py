@@ -333,6 +333,8 @@ def main() -> None:
     parser.add_argument("--ed", type=int, default=1500, help="ED first messages added as negatives (0: none)")
     parser.add_argument("--start", type=int, default=8, help="first encoder layer the tuned top copies")
     parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--seeds", type=int, default=1,
+                        help="tops trained from seeds 0.. on the same data; the model is their mean (each fold too)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--risk-weight", type=float, default=2.0, help="weight of positive rows in the loss")
@@ -365,29 +367,44 @@ def main() -> None:
     scored = train_split + [m for items in checks.values() for m in items]
     cache.ensure([m.text for m in items_of(set())]
                  + [t for m in scored for t in [m.text, *sentences(m.text)]])
-    tops: list[TunedTop] = []
+    fitted: list[list[TunedTop]] = []
 
     def fit_top(left_out: set[str]) -> ScoreTexts:
-        top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
-        train(top, cache, items_of(left_out), args.epochs, args.lr, args.risk_weight)
-        tops.append(top)
-        return lambda texts: probabilities(top, cache, texts)
+        tops = []
+        for seed in range(args.seeds):
+            torch.manual_seed(seed)
+            top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
+            train(top, cache, items_of(left_out), args.epochs, args.lr, args.risk_weight, seed=seed)
+            tops.append(top)
+        fitted.append(tops)
+        return lambda texts: np.mean([probabilities(top, cache, texts) for top in tops], axis=0)
 
     tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds)
     writers = sorted({m.writer for m in train_split})
     trained_on = (f"safety set train split ({len(items_of(set()))} texts from writers {', '.join(writers)}, "
-                  f"ed = {args.ed} shared ED train first messages); thresholds from out-of-writer scores "
-                  f"({args.folds} writer folds)")
-    result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "epochs": args.epochs,
+                  f"ed = {args.ed} shared ED train first messages); {args.seeds} seed(s); thresholds from "
+                  f"out-of-writer scores ({args.folds} writer folds, each a mean of as many seeds)")
+    result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "seeds": args.seeds,
+              "epochs": args.epochs,
               "lr": args.lr, "risk_weight": args.risk_weight, "trained_on": trained_on, **tuned,
               "linear_baseline_same_data": evaluate(lambda w: linear_fit(cache, items_of(w)), train_split, checks, args)[0]}
     print(json.dumps(result, indent=2))
     if args.out and not args.folds_only:
-        meta = {"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
-                "trained_on": trained_on,
-                "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers", "exam")}}
-        save_top(args.out, tops[0], TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=args.start,
-                                             activation="sigmoid", meta=meta))
+        save_ensemble(args.out, fitted[0], start=args.start,
+                      meta={"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
+                            "trained_on": trained_on,
+                            "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers",
+                                                              "exam")}})
+
+
+def save_ensemble(out: Path, tops: list[TunedTop], start: int, meta: dict) -> None:
+    """The first top at ``out`` with ``meta`` naming the others (``<stem>_<k>.npz`` beside it) as members."""
+    members = [f"{out.stem}_{k}.npz" for k in range(1, len(tops))]
+    for top, path, top_meta in zip(tops, [out, *(out.parent / m for m in members)],
+                                   [{**meta, "members": members}, *({"member_of": out.name} for _ in members)],
+                                   strict=True):
+        save_top(path, top, TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=start, activation="sigmoid",
+                                    meta=top_meta))
 
 
 if __name__ == "__main__":
