@@ -289,9 +289,14 @@ def linear_fit(cache: StateCache, items: list[SafetyMessage]) -> ScoreTexts:
     return score_texts
 
 
+# Optional keys of a thresholds file that say why its gray band is where it is (kept in the model's meta).
+GRAY_NOTES = ("gray_out_of_writer_0995", "gray_why")
+
+
 def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
     """``threshold``, ``gray`` and ``out_of_writer`` from a ``--folds-only`` run's JSON, waiting until the
-    file is complete (so the two parts can run side by side).
+    file is complete (so the two parts can run side by side); a gray band set by hand there says why in
+    ``GRAY_NOTES``.
 
     Raises:
         SystemExit: the file is still not complete JSON after ``wait_s``.
@@ -301,7 +306,8 @@ def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
         try:
             text = path.read_text()
             found = json.loads(text[text.index("{"):])
-            return {k: found[k] for k in ("threshold", "gray", "out_of_writer")}
+            return {**{k: found[k] for k in ("threshold", "gray", "out_of_writer")},
+                    **{k: found[k] for k in GRAY_NOTES if k in found}}
         except (OSError, ValueError, KeyError):
             if time.monotonic() > deadline:
                 raise SystemExit(f"{path}: no complete --folds-only result after {wait_s:.0f} s") from None
@@ -392,7 +398,7 @@ def main() -> None:
     if args.out and not args.folds_only:
         save_ensemble(args.out, fitted[0], start=args.start,
                       meta={"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
-                            "trained_on": trained_on,
+                            "trained_on": trained_on, **{k: tuned[k] for k in GRAY_NOTES if k in tuned},
                             "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers",
                                                               "exam")}})
 
