@@ -94,3 +94,15 @@ def test_a_single_top_is_still_a_model(script, tmp_path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["risk_top.npz"]
     assert len(RiskModel(encoder, tmp_path / "risk_top.npz").tops) == 1
     assert json.loads(str(np.load(tmp_path / "risk_top.npz")["meta"]))["members"] == []
+
+
+@pytest.mark.integration
+def test_the_shipped_model_is_its_three_tops_over_the_real_encoder() -> None:
+    from empathygraph.tools.text_emotion import TextEmotionClassifier
+
+    model = RiskModel(TextEmotionClassifier().encoder)
+    assert len(model.tops) == 3 and 0 < model.thresholds.gray <= model.thresholds.threshold < 0.5
+    probs = model.probabilities(["I've written letters to everyone and I'm taking all my pills tonight.",
+                                 "We're painting the kitchen yellow this weekend, the kids chose it."])
+    assert probs.shape == (2, len(LABELS))
+    assert probs[0, 0] >= model.thresholds.threshold > probs[1, 0]
