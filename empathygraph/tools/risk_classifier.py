@@ -1,10 +1,10 @@
 """Risk classifier: the text encoder's top layers tuned to read danger, with one output per question.
 
-Output 0 says whether a text discloses any risk; outputs 1.. say which category. It is a
-tuned top (``tools/encoder_top.py``) over the same all-mpnet-base-v2 encoder the
-text-emotion tool runs: the frozen lower layers are shared, the copied top layers carry
-low-rank deltas trained by ``scripts/train_risk_classifier.py`` and shipped as a ~1 MB
-``.npz``. A linear head over the frozen sentence embedding, trained on the same data,
+Output 0 says whether a text discloses any risk; outputs 1.. say which category. It is the
+mean of a few tuned tops (``tools/encoder_top.py``, trained alike from different seeds) over
+the same all-mpnet-base-v2 encoder the text-emotion tool runs: the frozen lower layers are
+shared, the copied top layers carry low-rank deltas trained by
+``scripts/train_risk_classifier.py`` and shipped as ~1 MB ``.npz`` files. A linear head over the frozen sentence embedding, trained on the same data,
 confused topic with danger (pills, bridges, a partner: half the hard negatives flagged at
 the recall this one keeps). Long messages are also scored sentence by sentence, so a
 disclosure in one clause of a long message is not diluted by the rest.
