@@ -9,7 +9,10 @@ sentences), the text-emotion tool's time on the same messages in the same run, a
 message with text emotion. ``held_out_first_writers``: the same on the held-out items of the
 first training writers (a, b, d, e), the split earlier measurements used. ``exam``: the same on a writer held out whole. ``conversations``:
 the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
-read together, careful mode after a disclosure). With ``--llm`` the LLM's yes/no reading
+read together, careful mode after a disclosure). ``everyday``: ordinary messages sent to the
+crisis protocol (false alarms a user meets in everyday use): every 5th first message of ED
+validation (never trained on; the model's ED negatives come from ED train) and the replies
+benchmark's everyday set. With ``--llm`` the LLM's yes/no reading
 is added where the run's config asks for it, and ``llm_read_ms_median`` is the time of one
 read after a cached prompt of the size a turn has (the read shares the turn's prompt).
 
@@ -24,6 +27,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from empathygraph.eval.safety_set import (
     FIRST_WRITERS,
@@ -152,10 +156,38 @@ def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
     return assess, read_seconds
 
 
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+EVERYDAY = Path(__file__).parent / "data" / "replies" / "everyday.jsonl"
+
+
+def everyday_messages(shared: Path, every: int = 5) -> dict[str, list[str]]:
+    """Ordinary messages the risk model never trained on: every ``every``-th first message of the shared
+    EmpatheticDialogues validation split (absent without ``../shared``) and the replies benchmark's
+    everyday set (written for issue 15)."""
+    sets = {"replies_everyday": [json.loads(line)["text"] for line in EVERYDAY.read_text().splitlines() if line]}
+    valid = shared / "empathetic_dialogues" / "ed_valid.jsonl"
+    if valid.is_file():
+        firsts = [next((t["text"] for t in json.loads(line)["dialog"] if t["speaker"] == "speaker"), "")
+                  for line in valid.read_text().splitlines() if line]
+        sets["ed_valid"] = [text for text in firsts[::every] if text]
+    return sets
+
+
+def score_everyday(assess: Assess, sets: dict[str, list[str]]) -> dict:
+    """How many ordinary messages the screen sends to the crisis protocol, and which."""
+    out = {}
+    for name, texts in sets.items():
+        flagged = [text for text in texts if assess(text, (), False).at_risk]
+        out[name] = {"messages": len(texts), "flagged": len(flagged),
+                     "false_positive_rate": round(len(flagged) / max(1, len(texts)), 3), "flagged_texts": flagged}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm", action="store_true", help="add the embedded LLM's yes/no reading")
     parser.add_argument("--timing-items", type=int, default=60, help="messages timed for screen_ms")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (ED validation messages)")
     args = parser.parse_args()
 
     toolbox = ToolBox()
@@ -179,6 +211,7 @@ def main() -> None:
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),
+        "everyday": score_everyday(assess, everyday_messages(args.shared)),
         "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,
         "categories": [c.value for c in RiskCategory if c is not RiskCategory.NONE],
     }

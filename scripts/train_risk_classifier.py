@@ -289,9 +289,14 @@ def linear_fit(cache: StateCache, items: list[SafetyMessage]) -> ScoreTexts:
     return score_texts
 
 
+# Optional keys of a thresholds file that say why its gray band is where it is (kept in the model's meta).
+GRAY_NOTES = ("gray_out_of_writer_0995", "gray_why")
+
+
 def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
     """``threshold``, ``gray`` and ``out_of_writer`` from a ``--folds-only`` run's JSON, waiting until the
-    file is complete (so the two parts can run side by side).
+    file is complete (so the two parts can run side by side); a gray band set by hand there says why in
+    ``GRAY_NOTES``.
 
     Raises:
         SystemExit: the file is still not complete JSON after ``wait_s``.
@@ -301,7 +306,8 @@ def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
         try:
             text = path.read_text()
             found = json.loads(text[text.index("{"):])
-            return {k: found[k] for k in ("threshold", "gray", "out_of_writer")}
+            return {**{k: found[k] for k in ("threshold", "gray", "out_of_writer")},
+                    **{k: found[k] for k in GRAY_NOTES if k in found}}
         except (OSError, ValueError, KeyError):
             if time.monotonic() > deadline:
                 raise SystemExit(f"{path}: no complete --folds-only result after {wait_s:.0f} s") from None
@@ -333,6 +339,8 @@ def main() -> None:
     parser.add_argument("--ed", type=int, default=1500, help="ED first messages added as negatives (0: none)")
     parser.add_argument("--start", type=int, default=8, help="first encoder layer the tuned top copies")
     parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--seeds", type=int, default=1,
+                        help="tops trained from seeds 0.. on the same data; the model is their mean (each fold too)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--risk-weight", type=float, default=2.0, help="weight of positive rows in the loss")
@@ -365,29 +373,44 @@ def main() -> None:
     scored = train_split + [m for items in checks.values() for m in items]
     cache.ensure([m.text for m in items_of(set())]
                  + [t for m in scored for t in [m.text, *sentences(m.text)]])
-    tops: list[TunedTop] = []
+    fitted: list[list[TunedTop]] = []
 
     def fit_top(left_out: set[str]) -> ScoreTexts:
-        top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
-        train(top, cache, items_of(left_out), args.epochs, args.lr, args.risk_weight)
-        tops.append(top)
-        return lambda texts: probabilities(top, cache, texts)
+        tops = []
+        for seed in range(args.seeds):
+            torch.manual_seed(seed)
+            top = TunedTop(encoder.transformer, args.start, len(LABELS), rank=args.rank, alpha=2.0 * args.rank)
+            train(top, cache, items_of(left_out), args.epochs, args.lr, args.risk_weight, seed=seed)
+            tops.append(top)
+        fitted.append(tops)
+        return lambda texts: np.mean([probabilities(top, cache, texts) for top in tops], axis=0)
 
     tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds)
     writers = sorted({m.writer for m in train_split})
     trained_on = (f"safety set train split ({len(items_of(set()))} texts from writers {', '.join(writers)}, "
-                  f"ed = {args.ed} shared ED train first messages); thresholds from out-of-writer scores "
-                  f"({args.folds} writer folds)")
-    result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "epochs": args.epochs,
+                  f"ed = {args.ed} shared ED train first messages); {args.seeds} seed(s); thresholds from "
+                  f"out-of-writer scores ({args.folds} writer folds, each a mean of as many seeds)")
+    result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "seeds": args.seeds,
+              "epochs": args.epochs,
               "lr": args.lr, "risk_weight": args.risk_weight, "trained_on": trained_on, **tuned,
               "linear_baseline_same_data": evaluate(lambda w: linear_fit(cache, items_of(w)), train_split, checks, args)[0]}
     print(json.dumps(result, indent=2))
     if args.out and not args.folds_only:
-        meta = {"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
-                "trained_on": trained_on,
-                "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers", "exam")}}
-        save_top(args.out, tops[0], TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=args.start,
-                                             activation="sigmoid", meta=meta))
+        save_ensemble(args.out, fitted[0], start=args.start,
+                      meta={"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
+                            "trained_on": trained_on, **{k: tuned[k] for k in GRAY_NOTES if k in tuned},
+                            "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers",
+                                                              "exam")}})
+
+
+def save_ensemble(out: Path, tops: list[TunedTop], start: int, meta: dict) -> None:
+    """The first top at ``out`` with ``meta`` naming the others (``<stem>_<k>.npz`` beside it) as members."""
+    members = [f"{out.stem}_{k}.npz" for k in range(1, len(tops))]
+    for top, path, top_meta in zip(tops, [out, *(out.parent / m for m in members)],
+                                   [{**meta, "members": members}, *({"member_of": out.name} for _ in members)],
+                                   strict=True):
+        save_top(path, top, TopFile(labels=LABELS, encoder=DEFAULT_ENCODER, start=start, activation="sigmoid",
+                                    meta=top_meta))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """Risk classifier: the text encoder's top layers tuned to read danger, with one output per question.
 
-Output 0 says whether a text discloses any risk; outputs 1.. say which category. It is a
-tuned top (``tools/encoder_top.py``) over the same all-mpnet-base-v2 encoder the
-text-emotion tool runs: the frozen lower layers are shared, the copied top layers carry
-low-rank deltas trained by ``scripts/train_risk_classifier.py`` and shipped as a ~1 MB
-``.npz``. A linear head over the frozen sentence embedding, trained on the same data,
+Output 0 says whether a text discloses any risk; outputs 1.. say which category. It is the
+mean of a few tuned tops (``tools/encoder_top.py``, trained alike from different seeds) over
+the same all-mpnet-base-v2 encoder the text-emotion tool runs: the frozen lower layers are
+shared, the copied top layers carry low-rank deltas trained by
+``scripts/train_risk_classifier.py`` and shipped as ~1 MB ``.npz`` files. A linear head over the frozen sentence embedding, trained on the same data,
 confused topic with danger (pills, bridges, a partner: half the hard negatives flagged at
 the recall this one keeps). Long messages are also scored sentence by sentence, so a
 disclosure in one clause of a long message is not diluted by the rest.
@@ -76,25 +76,35 @@ def scores_of(texts: list[str], probs: np.ndarray) -> RiskScores:
 
 
 class RiskModel:
-    """The shipped tuned top with its calibrated thresholds, over a loaded encoder.
+    """The shipped tuned tops with their calibrated thresholds, over a loaded encoder.
+
+    The file at ``path`` holds the first top and the thresholds; its ``members`` (files beside
+    it) are tops trained the same way from other seeds, and the model's probabilities are the
+    mean of all of them: one top alone flagged harmless messages at 0.99 that another scored low.
 
     Raises:
-        BackendError: the file is missing or answers other questions than ``LABELS``.
+        BackendError: a file is missing, answers other questions than ``LABELS``, or reads
+            another encoder layer than the first.
     """
 
     def __init__(self, encoder: object, path: Path = RISK_TOP_PATH) -> None:
         from empathygraph.tools.encoder_top import LoadedTop
 
-        self.encoder = encoder  # a SentenceEncoder of the encoder the top was trained on
-        self.top = LoadedTop(path, encoder.transformer)  # type: ignore[attr-defined]
-        info = self.top.info
-        if info.labels != LABELS or info.activation != "sigmoid":
-            raise BackendError(f"{path} answers {info.labels} ({info.activation}), not {LABELS} (sigmoid)")
-        meta = info.meta
+        self.encoder = encoder  # a SentenceEncoder of the encoder the tops were trained on
+        first = LoadedTop(path, encoder.transformer)  # type: ignore[attr-defined]
+        meta = first.info.meta
+        self.tops = [first, *(LoadedTop(path.parent / name, encoder.transformer)  # type: ignore[attr-defined]
+                              for name in meta.get("members", []))]
+        for top, where in zip(self.tops, [path.name, *meta.get("members", [])], strict=True):
+            info = top.info
+            if info.labels != LABELS or info.activation != "sigmoid" or info.start != first.info.start:
+                raise BackendError(f"{where} answers {info.labels} ({info.activation}) from layer {info.start}, "
+                                   f"not {LABELS} (sigmoid) from layer {first.info.start}")
         self.thresholds = RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"])
         self.trained_on: str = meta.get("trained_on", "")
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """n x (1 + categories) probabilities, one encoder pass for all of ``texts``."""
         states = self.encoder.states(texts)  # type: ignore[attr-defined]
-        return self.top.probabilities(states.hidden[self.top.info.start], states.mask)
+        hidden = states.hidden[self.tops[0].info.start]
+        return np.mean([top.probabilities(hidden, states.mask) for top in self.tops], axis=0)

@@ -53,6 +53,10 @@ def test_thresholds_are_read_from_a_folds_only_run_after_its_progress_lines(scri
     result = {"threshold": 0.4, "gray": 0.2, "out_of_writer": {"recall": 0.98}, "rank": 8}
     path.write_text("states 256/256 (3 s)\nfold without writers a\n" + json.dumps(result, indent=2))
     assert script.read_thresholds(path) == {"threshold": 0.4, "gray": 0.2, "out_of_writer": {"recall": 0.98}}
+    hand_set = {**result, "gray": 0.05, "gray_why": "set by hand", "gray_out_of_writer_0995": 0.02}
+    path.write_text(json.dumps(hand_set))
+    assert script.read_thresholds(path) == {"threshold": 0.4, "gray": 0.05, "out_of_writer": {"recall": 0.98},
+                                            "gray_why": "set by hand", "gray_out_of_writer_0995": 0.02}
     path.write_text("fold without writers a\n{")
     with pytest.raises(SystemExit, match="no complete"):
         script.read_thresholds(path, wait_s=0)
