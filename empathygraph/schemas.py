@@ -361,12 +361,23 @@ class AvatarDirectives(Record):
     head_motion: Literal["still", "nod", "tilt", "shake"] = "nod"
 
 
+class ReplyScreen(Record):
+    """What each sentence of a reply being written is checked against before it is spoken: the
+    person's words, the feeling labels not to tell them, and whether advice may be given."""
+
+    words: str
+    labels: list[str] = Field(default_factory=list)
+    advice_ok: bool = True
+
+
 class ReplyVoice(Record):
     """How the reply a step is about to write will sound: sent before its first word, so its
-    sentences can be spoken while the rest is still being written."""
+    sentences can be spoken while the rest is still being written (``screen``: a sentence the
+    reply checks flag waits for the settled reply instead)."""
 
     speech: SpeechStyle
     profile: AvatarProfile
+    screen: ReplyScreen | None = None
 
 
 class ResponsePlan(StepOutput):

@@ -22,7 +22,7 @@ from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
-from empathygraph.schemas import AvatarProfile, ReplyVoice, ResponsePlan, Strategy
+from empathygraph.schemas import AvatarProfile, ReplyScreen, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample
 
@@ -168,7 +168,10 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
-    voice = ReplyVoice(speech=speech_style(emotion), profile=profile)
+    labels = {emotion.emotion.value, emotion.coarse.value}
+    advice_ok = strategy not in NO_ADVICE
+    screen = ReplyScreen(words=state["cues"].words, labels=sorted(labels), advice_ok=advice_ok)
+    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=screen)
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
     answer = ask(runtime.context.backbone, messages, draft_schema(strategy), repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS, temperature=config.reply_temperature)
@@ -190,8 +193,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # A sentence of the LLM's in a stock shape is left out rather than sent back: a rewrite costs a
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
-        labels = {emotion.emotion.value, emotion.coarse.value}
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=advice_ok)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
     if revising and reply == previous.text:

@@ -110,6 +110,19 @@ def test_a_reply_trimmed_at_a_sentence_end_withdraws_the_cut_sentence(tmp_path):
     assert heard(events) == sentences(result.reply)
 
 
+def test_a_sentence_the_reply_checks_flag_is_never_spoken_from_the_draft(tmp_path):
+    """A stock question in the draft waits for the settled reply, which leaves it out: it is not spoken
+    and then withdrawn (a listener would already have heard it), and the sentences after it follow."""
+    draft = "I'm so sorry your dog died. What do you think about that? The house must feel so quiet now."
+    empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
+    asked = count_synthesis(empathizer)
+    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
+    result = events[-1].result
+    assert "think about" not in result.reply and len(sentences(result.reply)) == 2
+    assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
+    assert asked == sentences(result.reply) == heard(events)
+
+
 def test_no_live_speech_without_media_or_a_voice(tmp_path):
     silent = make_empathizer(config=test_config(generators={"speech": "none", "avatar": "none"}))
     assert not [e for e in silent.events("My dog died.", out_dir=tmp_path) if isinstance(e, SpeechReady)]
