@@ -93,7 +93,8 @@ class SentenceSpeaker:
                 return
             self._draft += text
             config = self.renderer.config
-            for index, sentence in enumerate(complete_sentences(self._draft, config.max_sentence_chars)):
+            written = complete_sentences(self._draft, config.max_sentence_chars, config.first_clause_words)
+            for index, sentence in enumerate(written):
                 if self._holds is not None and self._holds(sentence):
                     break  # the reply checks flag it: the settled reply says whether it is spoken
                 self._announce(index, sentence)
@@ -102,7 +103,7 @@ class SentenceSpeaker:
         """The reply as it will be rendered: speak what is not spoken yet, withdraw what it lacks."""
         config = self.renderer.config
         try:
-            final = sentences(text, config.max_sentence_chars, config.max_text_chars)
+            final = sentences(text, config.max_sentence_chars, config.max_text_chars, config.first_clause_words)
         except GeneratorError:  # nothing to say; the render step reports it
             final = []
         with self._lock:
