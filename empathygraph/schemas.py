@@ -469,8 +469,8 @@ def risk_decisions(safety: SafetyAssessment | None) -> Decisions:
     if safety is None or not safety.at_risk:
         return []
     fired = ", ".join(s.source for s in safety.signals if s.fired)
-    return [("safety", f"{', '.join(c.value for c in safety.categories)} (by {fired or 'the screen'}"
-                       f"{'; ' + ', '.join(safety.matched) if safety.matched else ''})")]
+    matched = "; " + ", ".join(safety.matched) if safety.matched else ""
+    return [("safety", f"{', '.join(c.value for c in safety.categories)} (by {fired or 'the screen'}{matched})")]
 
 
 class Cues(StepOutput):
