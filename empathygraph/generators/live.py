@@ -80,7 +80,7 @@ class SentenceSpeaker:
 
     def begin(self, speech: SpeechStyle, profile: AvatarProfile, holds: Callable[[str], bool] | None = None) -> None:
         """A reply starts being written (a rewrite starts again from its first word); a sentence of
-        it that ``holds`` is not spoken from the draft, nor any after it, until the reply settles."""
+        it that ``holds`` is not spoken from the draft (the settled reply says whether it is)."""
         with self._lock:
             self._use((speech, profile))
             self._draft = ""
@@ -94,9 +94,10 @@ class SentenceSpeaker:
             self._draft += text
             config = self.renderer.config
             written = complete_sentences(self._draft, config.max_sentence_chars, config.first_clause_words)
-            for index, sentence in enumerate(written):
-                if self._holds is not None and self._holds(sentence):
-                    break  # the reply checks flag it: the settled reply says whether it is spoken
+            # A sentence the reply checks flag is skipped: the settled reply leaves it out when others
+            # remain, so the ones after it keep their places.
+            kept = [s for s in written if self._holds is None or not self._holds(s)]
+            for index, sentence in enumerate(kept):
                 self._announce(index, sentence)
 
     def settle(self, text: str, speech: SpeechStyle, profile: AvatarProfile) -> None:

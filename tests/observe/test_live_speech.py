@@ -111,16 +111,24 @@ def test_a_reply_trimmed_at_a_sentence_end_withdraws_the_cut_sentence(tmp_path):
 
 
 def test_a_sentence_the_reply_checks_flag_is_never_spoken_from_the_draft(tmp_path):
-    """A stock question in the draft waits for the settled reply, which leaves it out: it is not spoken
-    and then withdrawn (a listener would already have heard it), and the sentences after it follow."""
-    draft = "I'm so sorry your dog died. What do you think about that? The house must feel so quiet now."
-    empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
-    asked = count_synthesis(empathizer)
-    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
-    result = events[-1].result
-    assert "think about" not in result.reply and len(sentences(result.reply)) == 2
-    assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
-    assert asked == sentences(result.reply) == heard(events)
+    """A stock question in the draft is skipped, as the settled reply leaves it out: it is not spoken and
+    then withdrawn (a listener would already have heard it), and the sentences around it are spoken as usual."""
+    for draft in ("I'm so sorry your dog died. What do you think about that? The house must feel so quiet now.",
+                  "What do you think about that? I'm so sorry your dog died. The house must feel so quiet now."):
+        empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
+        began: dict[str, float] = {}
+        asked = count_synthesis(empathizer, began)
+        events, at = [], []
+        for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path):
+            events.append(event)
+            at.append(time.perf_counter())
+        result = events[-1].result
+        assert "think about" not in result.reply and len(sentences(result.reply)) == 2
+        assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
+        assert asked == sentences(result.reply) == heard(events)
+        # The sentence after a skipped one is not held back: it is spoken while the reply is still written.
+        response_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "response")
+        assert began["I'm so sorry your dog died."] < at[response_done]
 
 
 def test_no_live_speech_without_media_or_a_voice(tmp_path):
