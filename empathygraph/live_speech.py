@@ -1,8 +1,8 @@
 """A turn's events with its reply spoken sentence by sentence as it is written.
 
 ``speak_along`` runs the turn's event stream in a thread and a ``SentenceSpeaker`` beside
-it: each complete sentence of the reply is spoken while the LLM writes the next (one the reply
-checks flag is skipped: the settled reply leaves it out when others remain), and its
+it: each complete sentence of the reply is spoken while the LLM writes the next (one with words
+of violence or approval of harm is skipped: the settled reply leaves it out), and its
 ``SpeechReady`` joins the stream as soon as its audio is written, not when the graph next
 reports. The render step then finds those sentences already spoken (the renderer's memo).
 """

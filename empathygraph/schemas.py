@@ -363,17 +363,15 @@ class AvatarDirectives(Record):
 
 class ReplyScreen(Record):
     """What each sentence of a reply being written is checked against before it is spoken: the
-    person's words, the feeling labels not to tell them, and whether advice may be given."""
+    person's words (a request to approve something is read from them)."""
 
     words: str
-    labels: list[str] = Field(default_factory=list)
-    advice_ok: bool = True
 
 
 class ReplyVoice(Record):
     """How the reply a step is about to write will sound: sent before its first word, so its
-    sentences can be spoken while the rest is still being written (``screen``: a sentence the
-    reply checks flag waits for the settled reply instead)."""
+    sentences can be spoken while the rest is still being written (``screen``: a sentence in which
+    the harm checks find words of violence or approval of harm is never spoken from the draft)."""
 
     speech: SpeechStyle
     profile: AvatarProfile

@@ -168,10 +168,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
-    labels = {emotion.emotion.value, emotion.coarse.value}
-    advice_ok = strategy not in NO_ADVICE
-    screen = ReplyScreen(words=state["cues"].words, labels=sorted(labels), advice_ok=advice_ok)
-    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=screen)
+    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=ReplyScreen(words=state["cues"].words))
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
     answer = ask(runtime.context.backbone, messages, draft_schema(strategy), repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS, temperature=config.reply_temperature)
@@ -193,7 +190,8 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # A sentence of the LLM's in a stock shape is left out rather than sent back: a rewrite costs a
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=advice_ok)
+        labels = {emotion.emotion.value, emotion.coarse.value}
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
     if revising and reply == previous.text:

@@ -94,8 +94,8 @@ class SentenceSpeaker:
             self._draft += text
             config = self.renderer.config
             written = complete_sentences(self._draft, config.max_sentence_chars, config.first_clause_words)
-            # A sentence the reply checks flag is skipped: the settled reply leaves it out when others
-            # remain, so the ones after it keep their places.
+            # A sentence ``holds`` flags is skipped: the settled reply leaves it out when others remain,
+            # so the ones after it keep their places.
             kept = [s for s in written if self._holds is None or not self._holds(s)]
             for index, sentence in enumerate(kept):
                 self._announce(index, sentence)

@@ -110,11 +110,13 @@ def test_a_reply_trimmed_at_a_sentence_end_withdraws_the_cut_sentence(tmp_path):
     assert heard(events) == sentences(result.reply)
 
 
-def test_a_sentence_the_reply_checks_flag_is_never_spoken_from_the_draft(tmp_path):
-    """A stock question in the draft is skipped, as the settled reply leaves it out: it is not spoken and
-    then withdrawn (a listener would already have heard it), and the sentences around it are spoken as usual."""
-    for draft in ("I'm so sorry your dog died. What do you think about that? The house must feel so quiet now.",
-                  "What do you think about that? I'm so sorry your dog died. The house must feel so quiet now."):
+def test_a_sentence_with_words_of_violence_is_never_spoken_from_the_draft(tmp_path):
+    """A draft sentence handing back a word of violence is skipped, as the settled reply leaves it out: it
+    is not spoken and then withdrawn (a listener would already have heard it), and the sentences around it
+    are spoken as usual."""
+    harmful = "Killing that vet would not bring him back."
+    for draft in (f"I'm so sorry your dog died. {harmful} The house must feel so quiet now.",
+                  f"{harmful} I'm so sorry your dog died. The house must feel so quiet now."):
         empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
         began: dict[str, float] = {}
         asked = count_synthesis(empathizer, began)
@@ -123,7 +125,7 @@ def test_a_sentence_the_reply_checks_flag_is_never_spoken_from_the_draft(tmp_pat
             events.append(event)
             at.append(time.perf_counter())
         result = events[-1].result
-        assert "think about" not in result.reply and len(sentences(result.reply)) == 2
+        assert "Killing" not in result.reply and len(sentences(result.reply)) == 2
         assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
         assert asked == sentences(result.reply) == heard(events)
         # The sentence after a skipped one is not held back: it is spoken while the reply is still written.
