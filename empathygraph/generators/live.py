@@ -93,7 +93,7 @@ class SentenceSpeaker:
                 return
             self._draft += text
             config = self.renderer.config
-            written = complete_sentences(self._draft, config.max_sentence_chars, config.first_clause_words)
+            written = complete_sentences(self._draft, config.max_sentence_chars)
             # A sentence ``holds`` flags is skipped: the settled reply leaves it out when others remain,
             # so the ones after it keep their places.
             kept = [s for s in written if self._holds is None or not self._holds(s)]
@@ -104,7 +104,7 @@ class SentenceSpeaker:
         """The reply as it will be rendered: speak what is not spoken yet, withdraw what it lacks."""
         config = self.renderer.config
         try:
-            final = sentences(text, config.max_sentence_chars, config.max_text_chars, config.first_clause_words)
+            final = sentences(text, config.max_sentence_chars, config.max_text_chars)
         except GeneratorError:  # nothing to say; the render step reports it
             final = []
         with self._lock:

@@ -148,21 +148,6 @@ def test_complete_sentences_are_those_more_text_follows():
     assert complete_sentences(whole + " ") == sentences(whole)
 
 
-def test_the_first_clause_is_spoken_as_soon_as_it_is_written():
-    reply = "Fourteen viewings and you finally have it, that's brilliant! When do you get the keys?"
-    whole = sentences(reply, first_clause_words=4)
-    assert whole == ["Fourteen viewings and you finally have it,", "that's brilliant!", "When do you get the keys?"]
-    assert complete_sentences("Fourteen viewings and you finally", first_clause_words=4) == []
-    assert complete_sentences("Fourteen viewings and you finally have it, th", first_clause_words=4) == whole[:1]
-    for cut in range(len(reply)):  # every draft's complete pieces are the whole reply's first ones
-        drafted = complete_sentences(reply[:cut], first_clause_words=4)
-        assert drafted == whole[: len(drafted)]
-    # A short opening ("Oh,") is not a clause of its own; later sentences are never cut.
-    assert sentences("Oh, that's so hard. Losing him, after all those years, hurts.", first_clause_words=4) == [
-        "Oh, that's so hard.", "Losing him, after all those years, hurts."]
-    assert sentences(reply) == ["Fourteen viewings and you finally have it, that's brilliant!", "When do you get the keys?"]
-
-
 def test_the_memo_speaks_a_sentence_once_for_every_thread_and_forgets_failures():
     memo = SpeechMemo(size=2)
     made: list[str] = []
