@@ -1,7 +1,8 @@
 """A turn's events with its reply spoken sentence by sentence as it is written.
 
 ``speak_along`` runs the turn's event stream in a thread and a ``SentenceSpeaker`` beside
-it: each complete sentence of the reply is spoken while the LLM writes the next, and its
+it: each complete sentence of the reply is spoken while the LLM writes the next (one with words
+of violence or approval of harm is skipped: the settled reply leaves it out), and its
 ``SpeechReady`` joins the stream as soon as its audio is written, not when the graph next
 reports. The render step then finds those sentences already spoken (the renderer's memo).
 """
@@ -12,8 +13,10 @@ import queue
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from empathygraph.agents.reply_checks import screen_flags
 from empathygraph.generators.live import SentenceSpeaker, SpokenSentence
 from empathygraph.generators.renderer import PlanRenderer
 from empathygraph.schemas import ResponsePlan
@@ -39,7 +42,9 @@ _END = object()
 def _follow(speaker: SentenceSpeaker, event: TurnEvent) -> None:
     """Tell the speaker what an event says about the reply."""
     if isinstance(event, ReplyStarted):
-        speaker.begin(event.voice.speech, event.voice.profile)
+        screen = event.voice.screen
+        holds = None if screen is None else partial(screen_flags, screen=screen)
+        speaker.begin(event.voice.speech, event.voice.profile, holds)
     elif isinstance(event, ReplyToken):
         speaker.write(event.text)
     elif isinstance(event, StepFinished) and isinstance(plan := event.update.get("response"), ResponsePlan):

@@ -361,12 +361,21 @@ class AvatarDirectives(Record):
     head_motion: Literal["still", "nod", "tilt", "shake"] = "nod"
 
 
+class ReplyScreen(Record):
+    """What each sentence of a reply being written is checked against before it is spoken: the
+    person's words (a request to approve something is read from them)."""
+
+    words: str
+
+
 class ReplyVoice(Record):
     """How the reply a step is about to write will sound: sent before its first word, so its
-    sentences can be spoken while the rest is still being written."""
+    sentences can be spoken while the rest is still being written (``screen``: a sentence in which
+    the harm checks find words of violence or approval of harm is never spoken from the draft)."""
 
     speech: SpeechStyle
     profile: AvatarProfile
+    screen: ReplyScreen | None = None
 
 
 class ResponsePlan(StepOutput):
@@ -458,8 +467,8 @@ def risk_decisions(safety: SafetyAssessment | None) -> Decisions:
     if safety is None or not safety.at_risk:
         return []
     fired = ", ".join(s.source for s in safety.signals if s.fired)
-    return [("safety", f"{', '.join(c.value for c in safety.categories)} (by {fired or 'the screen'}"
-                       f"{'; ' + ', '.join(safety.matched) if safety.matched else ''})")]
+    matched = "; " + ", ".join(safety.matched) if safety.matched else ""
+    return [("safety", f"{', '.join(c.value for c in safety.categories)} (by {fired or 'the screen'}{matched})")]
 
 
 class Cues(StepOutput):

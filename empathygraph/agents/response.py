@@ -22,7 +22,7 @@ from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
-from empathygraph.schemas import AvatarProfile, ReplyVoice, ResponsePlan, Strategy
+from empathygraph.schemas import AvatarProfile, ReplyScreen, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample
 
@@ -168,7 +168,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
-    voice = ReplyVoice(speech=speech_style(emotion), profile=profile)
+    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=ReplyScreen(words=state["cues"].words))
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
     answer = ask(runtime.context.backbone, messages, draft_schema(strategy), repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS, temperature=config.reply_temperature)

@@ -72,16 +72,19 @@ class SentenceSpeaker:
         self._announced: list[_Job] = []
         self._voice: Voice | None = None
         self._draft = ""
+        self._holds: Callable[[str], bool] | None = None
         self._lock = threading.Lock()
         self._serials = itertools.count()
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._worker: threading.Thread | None = None
 
-    def begin(self, speech: SpeechStyle, profile: AvatarProfile) -> None:
-        """A reply starts being written (a rewrite starts again from its first word)."""
+    def begin(self, speech: SpeechStyle, profile: AvatarProfile, holds: Callable[[str], bool] | None = None) -> None:
+        """A reply starts being written (a rewrite starts again from its first word); a sentence of
+        it that ``holds`` is not spoken from the draft (the settled reply says whether it is)."""
         with self._lock:
             self._use((speech, profile))
             self._draft = ""
+            self._holds = holds
 
     def write(self, text: str) -> None:
         """More text of the reply being written; its sentences already complete are spoken."""
@@ -90,7 +93,11 @@ class SentenceSpeaker:
                 return
             self._draft += text
             config = self.renderer.config
-            for index, sentence in enumerate(complete_sentences(self._draft, config.max_sentence_chars)):
+            written = complete_sentences(self._draft, config.max_sentence_chars)
+            # A sentence ``holds`` flags is skipped: the settled reply leaves it out when others remain,
+            # so the ones after it keep their places.
+            kept = [s for s in written if self._holds is None or not self._holds(s)]
+            for index, sentence in enumerate(kept):
                 self._announce(index, sentence)
 
     def settle(self, text: str, speech: SpeechStyle, profile: AvatarProfile) -> None:

@@ -110,6 +110,29 @@ def test_a_reply_trimmed_at_a_sentence_end_withdraws_the_cut_sentence(tmp_path):
     assert heard(events) == sentences(result.reply)
 
 
+def test_a_sentence_with_words_of_violence_is_never_spoken_from_the_draft(tmp_path):
+    """A draft sentence handing back a word of violence is skipped, as the settled reply leaves it out: it
+    is not spoken and then withdrawn (a listener would already have heard it), and the sentences around it
+    are spoken as usual."""
+    harmful = "Killing that vet would not bring him back."
+    for draft in (f"I'm so sorry your dog died. {harmful} The house must feel so quiet now.",
+                  f"{harmful} I'm so sorry your dog died. The house must feel so quiet now."):
+        empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
+        began: dict[str, float] = {}
+        asked = count_synthesis(empathizer, began)
+        events, at = [], []
+        for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path):
+            events.append(event)
+            at.append(time.perf_counter())
+        result = events[-1].result
+        assert "Killing" not in result.reply and len(sentences(result.reply)) == 2
+        assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
+        assert asked == sentences(result.reply) == heard(events)
+        # The sentence after a skipped one is not held back: it is spoken while the reply is still written.
+        response_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "response")
+        assert began["I'm so sorry your dog died."] < at[response_done]
+
+
 def test_no_live_speech_without_media_or_a_voice(tmp_path):
     silent = make_empathizer(config=test_config(generators={"speech": "none", "avatar": "none"}))
     assert not [e for e in silent.events("My dog died.", out_dir=tmp_path) if isinstance(e, SpeechReady)]

@@ -27,9 +27,7 @@ def clean(text: str) -> str:
         category = unicodedata.category(char)
         if category[0] in "LNZ" or char in ".,;:!?'\"-()…—–":
             kept.append(char)
-        elif category[0] == "P":
-            kept.append(" ")
-        elif category in ("Cc", "Cf"):
+        elif category[0] == "P" or category in ("Cc", "Cf"):
             kept.append(" ")
         # So/Sk/Sm/Co/Cn (emoji, arrows, private use) are not speakable: drop them.
     text = "".join(kept).replace("“", '"').replace("”", '"').replace("’", "'")
