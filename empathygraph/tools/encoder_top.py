@@ -68,14 +68,20 @@ class TunedTop(nn.Module):
         start: the first layer copied; its input is the encoder's hidden state ``start``.
         outputs: the head's width (labels).
         rank, alpha: LoRA rank and scale numerator; ``rank = 0`` keeps the copied weights as they are.
+        share_weights: the copies' linear maps share the encoder's weights instead of copying them
+            (for inference: ~28 MB a layer saved; the deltas stay separate).
     """
 
     def __init__(self, encoder: nn.Module, start: int, outputs: int, rank: int = 8, alpha: float = 16.0,
-                 dropout: float = 0.1) -> None:
+                 dropout: float = 0.1, share_weights: bool = False) -> None:
         super().__init__()
         self.start, self.rank, self.alpha = start, rank, alpha
         self._frozen = (encoder.encoder,)  # a tuple keeps the shared position bias out of this module's parameters
-        self.layers = nn.ModuleList(copy.deepcopy(layer) for layer in encoder.encoder.layer[start:])
+        originals = encoder.encoder.layer[start:]
+        # Sharing, the copies' linear maps hold the encoder's own weights (no copy in memory): only the
+        # layer norms and the deltas are the top's. Training copies them all, so nothing it does reaches the encoder.
+        shared = {id(p): p for layer in originals for name in TARGETS for p in layer.get_submodule(name).parameters()}
+        self.layers = nn.ModuleList(copy.deepcopy(layer, dict(shared) if share_weights else None) for layer in originals)
         for p in self.layers.parameters():
             p.requires_grad_(False)
         for layer in self.layers:
@@ -133,7 +139,8 @@ def save_top(path: Path, top: TunedTop, info: TopFile) -> None:
 
 
 class LoadedTop:
-    """A saved tuned top applied to a loaded encoder, its deltas merged into the copied weights.
+    """A saved tuned top applied to a loaded encoder: its layers share the encoder's linear weights and
+    add the file's low-rank deltas to their outputs (merged into copies, each top would hold ~113 MB).
 
     Raises:
         BackendError: the file is missing.
@@ -146,18 +153,19 @@ class LoadedTop:
         self.info = TopFile(labels=[str(x) for x in data["labels"]], encoder=str(data["encoder"]),
                             start=int(data["start"]), activation=str(data["activation"]),  # type: ignore[arg-type]
                             meta=json.loads(str(data["meta"])))
-        top = TunedTop(encoder, self.info.start, len(self.info.labels), rank=0, dropout=0.0)
+        rank = int(data["rank"])  # the file's b carries the scale: alpha = rank makes it 1
+        top = TunedTop(encoder, self.info.start, len(self.info.labels), rank=rank, alpha=float(rank), dropout=0.0,
+                       share_weights=True)
         with torch.no_grad():
             for i, layer in enumerate(top.layers):
                 for name in NORMS:
                     norm = layer.get_submodule(name)
                     norm.weight.copy_(torch.from_numpy(data[f"{i}.{name}.weight"]))
                     norm.bias.copy_(torch.from_numpy(data[f"{i}.{name}.bias"]))
-                if int(data["rank"]):
-                    for name in TARGETS:
-                        a = torch.from_numpy(data[f"{i}.{name}.a"].astype(np.float32))
-                        b = torch.from_numpy(data[f"{i}.{name}.b"].astype(np.float32))
-                        layer.get_submodule(name).weight.add_(b @ a)
+                for name in TARGETS if rank else ():
+                    lora = layer.get_submodule(name)
+                    lora.a.copy_(torch.from_numpy(data[f"{i}.{name}.a"].astype(np.float32)))
+                    lora.b.copy_(torch.from_numpy(data[f"{i}.{name}.b"].astype(np.float32)))
             top.head.weight.copy_(torch.from_numpy(data["head_weight"]))
             top.head.bias.copy_(torch.from_numpy(data["head_bias"]))
         self.top = top.eval()

@@ -56,6 +56,18 @@ def test_a_saved_top_loads_back_with_the_same_outputs(tiny_encoder, tmp_path):
     np.testing.assert_allclose(loaded.probabilities(hidden, mask), expected, atol=2e-3)  # float16 deltas
 
 
+def test_a_loaded_top_shares_the_encoders_linear_weights_and_leaves_them_as_they_were(tiny_encoder, tmp_path):
+    before = {k: v.clone() for k, v in tiny_encoder.state_dict().items()}
+    top = TunedTop(tiny_encoder, start=2, outputs=3, rank=2, alpha=4.0, dropout=0.0)
+    save_top(tmp_path / "top.npz", top, TopFile(labels=["a", "b", "c"], encoder="tiny", start=2,
+                                                activation="sigmoid", meta={}))
+    loaded = LoadedTop(tmp_path / "top.npz", tiny_encoder)
+    own = tiny_encoder.encoder.layer[2].attention.attn.q.weight
+    assert loaded.top.layers[0].attention.attn.q.base.weight.data_ptr() == own.data_ptr()  # no copy in memory
+    assert loaded.top.layers[0].attention.LayerNorm.weight.data_ptr() != tiny_encoder.encoder.layer[2].attention.LayerNorm.weight.data_ptr()
+    assert all(torch.equal(before[k], v) for k, v in tiny_encoder.state_dict().items())
+
+
 def test_a_missing_file_is_a_clear_error(tiny_encoder, tmp_path):
     with pytest.raises(BackendError, match="not found"):
         LoadedTop(tmp_path / "nope.npz", tiny_encoder)
