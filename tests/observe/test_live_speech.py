@@ -63,19 +63,28 @@ def heard(events: list[TurnEvent]) -> list[str]:
     return kept
 
 
+def timed_events(empathizer, out_dir) -> tuple[list[TurnEvent], list[float]]:
+    """The events of one turn about a dog that died, and when each arrived."""
+    events, at = [], []
+    for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=out_dir):
+        events.append(event)
+        at.append(time.perf_counter())
+    return events, at
+
+
+def finished_at(events: list[TurnEvent], node: str) -> int:
+    return next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == node)
+
+
 def test_first_sentence_is_spoken_before_the_reply_is_finished_and_render_reuses_it(tmp_path):
     empathizer = speaking_empathizer()
     began: dict[str, float] = {}
     asked = count_synthesis(empathizer, began)
-    events, at = [], []
-    for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path):
-        events.append(event)
-        at.append(time.perf_counter())
+    events, at = timed_events(empathizer, tmp_path)
     result = events[-1].result
     assert isinstance(events[-1], TurnFinished)
     ready = [e for e in events if isinstance(e, SpeechReady)]
-    response_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "response")
-    render_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "render")
+    response_done, render_done = finished_at(events, "response"), finished_at(events, "render")
     # The first sentence is being spoken while the reply's second is still being written (whatever
     # else the machine is doing), and its audio is out before the reply's whole WAV.
     assert began[ready[0].text] < at[response_done]
@@ -120,17 +129,13 @@ def test_a_sentence_with_words_of_violence_is_never_spoken_from_the_draft(tmp_pa
         empathizer = speaking_empathizer(ResponseDraft={"reply": draft})
         began: dict[str, float] = {}
         asked = count_synthesis(empathizer, began)
-        events, at = [], []
-        for event in empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path):
-            events.append(event)
-            at.append(time.perf_counter())
+        events, at = timed_events(empathizer, tmp_path)
         result = events[-1].result
         assert "Killing" not in result.reply and len(sentences(result.reply)) == 2
         assert not [e for e in events if isinstance(e, SpeechWithdrawn)]
         assert asked == sentences(result.reply) == heard(events)
         # The sentence after a skipped one is not held back: it is spoken while the reply is still written.
-        response_done = next(i for i, e in enumerate(events) if isinstance(e, StepFinished) and e.node == "response")
-        assert began["I'm so sorry your dog died."] < at[response_done]
+        assert began["I'm so sorry your dog died."] < at[finished_at(events, "response")]
 
 
 def test_no_live_speech_without_media_or_a_voice(tmp_path):

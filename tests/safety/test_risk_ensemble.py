@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +14,6 @@ from empathygraph.tools.encoder_top import TopFile, TunedTop, save_top
 from empathygraph.tools.risk_classifier import LABELS, RiskModel
 
 transformers = pytest.importorskip("transformers")
-SCRIPT = Path(__file__).parents[2] / "scripts" / "train_risk_classifier.py"
 
 
 @dataclass
@@ -52,12 +49,6 @@ def trained_like(encoder: TinyEncoder, seed: int, start: int = 2) -> TunedTop:
     return top.eval()
 
 
-@pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("train_risk_classifier", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 META = {"threshold": 0.4, "gray": 0.1, "category_threshold": 0.3}

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from empathygraph.eval.safety_set import SafetyConversation
 from empathygraph.schemas import RiskCategory
-
-SCRIPT = Path(__file__).parents[2] / "scripts" / "train_risk_classifier.py"
-
-
-@pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("train_risk_classifier", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def test_writer_folds_cover_every_writer_once(script) -> None:
