@@ -75,7 +75,7 @@ def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: l
     if answer.parsed is None:
         return None, messages, answer, [f"fixed acknowledgment: unusable answer ({answer.error})"]
     text = answer.parsed.acknowledgment.strip()
-    problems = acknowledgment_problems(text)
+    problems = acknowledgment_problems(text, state["cues"].words)
     if problems:
         return None, messages, answer, [f"fixed acknowledgment: the LLM's ({text!r}) {'; '.join(problems)}"]
     return text, messages, answer, []

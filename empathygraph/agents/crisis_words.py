@@ -4,7 +4,8 @@ A crisis reply is one short sentence that acknowledges what the person said, the
 fixed protocol for each category found (most urgent first), the configured resources and
 an offer to stay. The acknowledgment may come from the LLM, but only if it passes
 :func:`acknowledgment_problems`: one sentence, no question, no advice, nothing about a
-method, means or place of harm, no blame, no mockery, nothing that makes it sound small, no alarm. Otherwise a fixed
+method, means or place of harm, no blame, no mockery, nothing that makes it sound small, no alarm,
+not their own words said back. Otherwise a fixed
 sentence for the category stands in. The protocol texts are conditional ("if you might
 act on this"), so a false alarm still reads as care, not as an accusation.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from empathygraph.agents.reply_checks import restates
 from empathygraph.schemas import RiskCategory
 
 
@@ -87,12 +89,15 @@ _CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:c
 MAX_WORDS = 30
 
 
-def acknowledgment_problems(text: str) -> list[str]:
-    """Why a generated acknowledgment may not stand (empty when it may)."""
+def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
+    """Why a generated acknowledgment of ``user_words`` may not stand (empty when it may)."""
     problems = []
     stripped = text.strip()
     if not stripped:
         return ["empty"]
+    if user_words and (said_back := restates(stripped, user_words)):
+        # Their words said back, in their own first person: "I'm scared I'll throw him out the window".
+        problems.append(said_back.split(";")[0].removeprefix("the reply "))
     if "?" in stripped:
         problems.append("asks a question")
     if len(re.findall(r"[.!]\s+\S", stripped)) > 0:

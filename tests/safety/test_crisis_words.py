@@ -23,6 +23,14 @@ def test_an_acknowledgment_that_asks_names_means_blames_or_advises_is_refused(te
     assert acknowledgment_problems(text), text
 
 
+def test_an_acknowledgment_that_says_their_words_back_is_refused():
+    """Seen on the tricky set (2026-12-01, paraphrased): the acknowledgment retold a joke's violent words as the listener's own."""
+    said = "If my coworker taps his pen one more time I'm scared I'll throw him out the window."
+    retold = "The coworker is tapping his pen one more time, and I'm scared I'll throw him out the window."
+    assert any("repeats their words" in p for p in acknowledgment_problems(retold, said))
+    assert acknowledgment_problems("That sounds like a lot of anger to be holding at work.", said) == []
+
+
 @pytest.mark.parametrize("text", [
     "That sounds like an unbearable amount of pain to be carrying on your own.",
     "I'm so sorry you've been living with this fear at home.",
