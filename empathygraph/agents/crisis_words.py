@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from empathygraph.agents.reply_checks import restates
+from empathygraph.agents.reply_checks import said_back
 from empathygraph.schemas import RiskCategory
 
 
@@ -95,9 +95,9 @@ def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
     stripped = text.strip()
     if not stripped:
         return ["empty"]
-    if user_words and (said_back := restates(stripped, user_words)):
+    if user_words and (run := said_back(stripped, user_words)):
         # Their words said back, in their own first person: "I'm scared I'll throw him out the window".
-        problems.append(said_back.split(";")[0].removeprefix("the reply "))
+        problems.append(f'repeats their words ("{run} ...")')
     if "?" in stripped:
         problems.append("asks a question")
     if len(re.findall(r"[.!]\s+\S", stripped)) > 0:

@@ -122,14 +122,20 @@ def _told_back(text: str) -> list[str]:
     return [_THEIRS.get(word, word) for word in words(text)]
 
 
-def restates(reply: str, user_words: str) -> str | None:
-    """The reply says a stretch of their own message back to them ("your chemistry final is tomorrow morning")."""
-    theirs, said = _told_back(user_words), _told_back(reply)
+def said_back(text: str, user_words: str) -> str | None:
+    """The first ``RESTATED_RUN`` words in a row of ``text`` that are their own message told back to them."""
+    theirs, said = _told_back(user_words), _told_back(text)
     runs = {tuple(theirs[i : i + RESTATED_RUN]) for i in range(len(theirs) - RESTATED_RUN + 1)}
     for i in range(len(said) - RESTATED_RUN + 1):
         if tuple(said[i : i + RESTATED_RUN]) in runs:
-            return (f'the reply repeats their words ("{" ".join(said[i : i + RESTATED_RUN])} ..."); '
-                    "answer them instead of saying it back")
+            return " ".join(said[i : i + RESTATED_RUN])
+    return None
+
+
+def restates(reply: str, user_words: str) -> str | None:
+    """The reply says a stretch of their own message back to them ("your chemistry final is tomorrow morning")."""
+    if run := said_back(reply, user_words):
+        return f'the reply repeats their words ("{run} ..."); answer them instead of saying it back'
     return None
 
 

@@ -53,10 +53,10 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.INFORMATION: "Respond to what they told you, then share one useful fact about their situation.",
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
-# A rewrite is asked afresh, without the reply it replaces in the chat (shown its reply, the
-# 1.5B model wrote it again word for word), told only what to avoid.
 # The strategies whose intent is to give no advice (a reply of theirs that advises is mended).
 NO_ADVICE = frozenset(s for s, guide in STRATEGY_GUIDE.items() if guide.endswith("give no advice."))
+# A rewrite is asked afresh, without the reply it replaces in the chat (shown its reply, the
+# 1.5B model wrote it again word for word), told only what to avoid.
 REVISE = " A reply you wrote had this problem, so write a different one: {advice}"
 # Bounds decode time (~35 words; the model overshoots word limits in the prompt); a reply
 # cut here keeps its complete sentences (see ``close_cut_json``).

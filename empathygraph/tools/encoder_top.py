@@ -80,8 +80,9 @@ class TunedTop(nn.Module):
         originals = encoder.encoder.layer[start:]
         # Sharing, the copies' linear maps hold the encoder's own weights (no copy in memory): only the
         # layer norms and the deltas are the top's. Training copies them all, so nothing it does reaches the encoder.
-        shared = {id(p): p for layer in originals for name in TARGETS for p in layer.get_submodule(name).parameters()}
-        self.layers = nn.ModuleList(copy.deepcopy(layer, dict(shared) if share_weights else None) for layer in originals)
+        shared = ({id(p): p for layer in originals for name in TARGETS for p in layer.get_submodule(name).parameters()}
+                  if share_weights else {})
+        self.layers = nn.ModuleList(copy.deepcopy(layer, dict(shared)) for layer in originals)  # deepcopy fills its memo
         for p in self.layers.parameters():
             p.requires_grad_(False)
         for layer in self.layers:

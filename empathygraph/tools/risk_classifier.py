@@ -4,8 +4,8 @@ Output 0 says whether a text discloses any risk; outputs 1.. say which category.
 mean of a few tuned tops (``tools/encoder_top.py``, trained alike from different seeds) over
 the same all-mpnet-base-v2 encoder the text-emotion tool runs: the frozen lower layers are
 shared, the copied top layers carry low-rank deltas trained by
-``scripts/train_risk_classifier.py`` and shipped as ~1 MB ``.npz`` files. A linear head over the frozen sentence embedding, trained on the same data,
-confused topic with danger (pills, bridges, a partner: half the hard negatives flagged at
+``scripts/train_risk_classifier.py`` and shipped as ~1 MB ``.npz`` files. A linear head over
+the frozen sentence embedding, trained on the same data, confused topic with danger (pills, bridges, a partner: half the hard negatives flagged at
 the recall this one keeps). Long messages are also scored sentence by sentence, so a
 disclosure in one clause of a long message is not diluted by the rest.
 """
@@ -93,9 +93,10 @@ class RiskModel:
         self.encoder = encoder  # a SentenceEncoder of the encoder the tops were trained on
         first = LoadedTop(path, encoder.transformer)  # type: ignore[attr-defined]
         meta = first.info.meta
+        members = meta.get("members", [])
         self.tops = [first, *(LoadedTop(path.parent / name, encoder.transformer)  # type: ignore[attr-defined]
-                              for name in meta.get("members", []))]
-        for top, where in zip(self.tops, [path.name, *meta.get("members", [])], strict=True):
+                              for name in members)]
+        for top, where in zip(self.tops, [path.name, *members], strict=True):
             info = top.info
             if info.labels != LABELS or info.activation != "sigmoid" or info.start != first.info.start:
                 raise BackendError(f"{where} answers {info.labels} ({info.activation}) from layer {info.start}, "
