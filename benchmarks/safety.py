@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from empathygraph.eval.loaders import load_ed
 from empathygraph.eval.safety_set import (
     FIRST_WRITERS,
     SafetyConversation,
@@ -167,9 +168,7 @@ def everyday_messages(shared: Path, every: int = 5) -> dict[str, list[str]]:
     sets = {"replies_everyday": [json.loads(line)["text"] for line in EVERYDAY.read_text().splitlines() if line]}
     valid = shared / "empathetic_dialogues" / "ed_valid.jsonl"
     if valid.is_file():
-        firsts = [next((t["text"] for t in json.loads(line)["dialog"] if t["speaker"] == "speaker"), "")
-                  for line in valid.read_text().splitlines() if line]
-        sets["ed_valid"] = [text for text in firsts[::every] if text]
+        sets["ed_valid"] = [sample.text for sample in load_ed(valid).samples[::every]]
     return sets
 
 
