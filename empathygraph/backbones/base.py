@@ -100,6 +100,9 @@ class Backbone:
         yes_no: reads how likely the model answers "yes" to a closed question (embedded:
             scored; a server: first-token logprobs, else a constrained answer); None where
             the backbone cannot.
+        final_state: the mean of the model's last hidden states over a span that ends the last
+            message (the embedded model only; what probes trained on this model read); None where
+            the backbone cannot.
         retry: how transient failures of a call (timeouts, dropped connections) are retried.
     """
 
@@ -110,6 +113,7 @@ class Backbone:
     schema_format: SchemaFormat = "json_schema"
     scorer: ContinuationScorer | None = None
     yes_no: Callable[[list[BaseMessage]], Any] | None = None
+    final_state: Callable[[list[BaseMessage], str], Any] | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:

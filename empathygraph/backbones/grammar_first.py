@@ -248,6 +248,49 @@ class GrammarFirstLlama(Llama):
         self.n_tokens = len(tokens)
         return scores, read
 
+    def final_state(self, messages: list[dict[str, str]], span: str) -> tuple[np.ndarray, int]:
+        """The mean of the model's last hidden states (after its final norm) over the tokens of ``span``,
+        the end of the last message's text, and the tokens read. Nothing is decoded.
+
+        The tokens read are the start of the prompt ``create_chat_completion`` builds for a chat that
+        goes on from that message, so the step that asks next finds them in the KV cache: the read
+        costs a little more than a plain pass over ``span`` (in embedding mode llama.cpp runs the
+        vocabulary head on every token), not a second pass.
+        """
+        tokens, first = self._chat_prefix_tokens(messages, span)
+        reused = min(Llama.longest_token_prefix(self._input_ids.tolist(), tokens), first)
+        self.n_tokens = reused
+        if reused < first:
+            self.eval(tokens[reused:first])
+        total = np.zeros(self.n_embd(), dtype=np.float64)
+        llama_cpp.llama_set_embeddings(self._ctx.ctx, True)
+        try:
+            for start in range(first, len(tokens), self.n_batch):
+                chunk = tokens[start : start + self.n_batch]
+                self.eval(chunk)
+                pointer = llama_cpp.llama_get_embeddings(self._ctx.ctx)
+                if not pointer:
+                    raise RuntimeError("llama.cpp returned no hidden states")
+                total += np.ctypeslib.as_array(pointer, shape=(len(chunk), self.n_embd())).sum(axis=0)
+        finally:
+            llama_cpp.llama_set_embeddings(self._ctx.ctx, False)
+        return (total / (len(tokens) - first)).astype(np.float32), len(tokens) - reused
+
+    def _chat_prefix_tokens(self, messages: list[dict[str, str]], span: str) -> tuple[list[int], int]:
+        """The tokens of the chat template's prompt for ``messages`` up to the end of the last message's
+        text, and the index of the first token that is not shared with the prompt cut before ``span``
+        (which must end that text)."""
+        content = messages[-1]["content"]
+        if not span or not content.endswith(span):
+            raise ValueError("the span to read must end the last message")
+        formatted = self._chat_formatter(messages=messages)
+        end = formatted.prompt.rindex(content) + len(content)
+        add_bos = not formatted.added_special
+        tokens = self.tokenize(formatted.prompt[:end].encode("utf-8"), add_bos=add_bos, special=True)
+        before = self.tokenize(formatted.prompt[: end - len(span)].encode("utf-8"), add_bos=add_bos, special=True)
+        first = min(Llama.longest_token_prefix(before, tokens), len(tokens) - 1)
+        return tokens, first
+
     @functools.cached_property
     def _chat_formatter(self) -> llama_chat_format.Jinja2ChatFormatter:
         """The GGUF's chat template, compiled once (create_chat_completion formats with the same)."""

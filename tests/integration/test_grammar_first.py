@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from llama_cpp import Llama
 
@@ -99,3 +100,30 @@ def test_json_drafts_read_what_the_schema_forces_in_one_batch(model_path):
     # Nothing unchecked stays in the cache; the end-of-answer token, drafted after the closing
     # brace and drawn, was read (usage does not count it).
     assert llm.n_tokens <= result["usage"]["prompt_tokens"] + drawn + 1
+
+
+def test_final_state_reads_the_words_as_the_start_of_the_next_prompt(model_path):
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    words = '"I finally passed my driving test!"'
+    said = [{"role": "system", "content": "You listen."}, {"role": "user", "content": f"The person says: {words}"}]
+    state, read = llm.final_state(said, words)
+    assert state.shape == (llm.n_embd(),) and np.isfinite(state).all() and read > 8
+    # Read again from the cache: only the words' tokens are read, and the state is the same.
+    again, reread = llm.final_state(said, words)
+    assert reread < read and np.allclose(again, state, atol=1e-3)
+    other, _ = llm.final_state([said[0], {"role": "user", "content": 'The person says: "My dog died."'}], '"My dog died."')
+    assert not np.allclose(other, state, atol=1e-2)
+    # The next prompt that goes on from the words reuses them, and generation is as without the read.
+    ask = [said[0], {"role": "user", "content": f"The person says: {words}\n\nWhat happened? One word."}]
+    fresh = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    expected = fresh.create_chat_completion(messages=ask, max_tokens=6, temperature=0.0)["choices"][0]["message"]["content"]
+    llm.final_state(said, words)
+    cached = llm._input_ids.tolist()
+    assert llm.create_chat_completion(messages=ask, max_tokens=6, temperature=0.0)["choices"][0]["message"]["content"] == expected
+    assert Llama.longest_token_prefix(cached, llm._input_ids.tolist()) >= len(cached) - 1  # the read's tokens begin the prompt
+
+
+def test_final_state_refuses_a_span_that_does_not_end_the_message(model_path):
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    with pytest.raises(ValueError, match="span"):
+        llm.final_state([{"role": "user", "content": "hello there"}], "hello")
