@@ -61,6 +61,8 @@ class SafetyConfig(Section):
         description="helplines added when that category is found",
     )
     classifier: bool = Field(default=True, description="weigh the trained risk classifier beside the phrase patterns")
+    probe: bool = Field(default=True, description="average the risk probe over the embedded backbone's hidden states "
+                        "into the classifier's score (only the backbone it was trained on has one)")
     context_turns: int = Field(default=3, ge=0, le=10,
                                description="earlier user turns the classifier also reads together with this one")
     llm_read: Literal["gray", "always", "off"] = Field(

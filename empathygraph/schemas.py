@@ -240,7 +240,7 @@ class LabelScore(Record):
     score: float = Field(ge=0.0, le=1.0)
 
 
-RiskSource = Literal["patterns", "classifier", "context", "llm", "session"]
+RiskSource = Literal["patterns", "classifier", "probe", "context", "llm", "session"]
 
 
 class RiskSignal(Record):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from empathygraph.schemas import Cues
-from empathygraph.state import Exchange, MergState
+from empathygraph.state import Exchange, HistoryEntry, MergState
 from empathygraph.tools.injection import defuse
 
 LISTENER = (
@@ -81,17 +81,35 @@ def one_line(text: str) -> str:
     return " ".join(defuse(text).split())
 
 
-def context_block(state: MergState, history_turns: int) -> str:
-    """The conversation so far and this turn's words and cues."""
+def words_block(words: str, history: Sequence[HistoryEntry] = ()) -> str:
+    """The conversation so far and this turn's words: how every turn's first prompt begins."""
     lines = []
-    history = state.get("history", [])[-history_turns:] if history_turns else []
     if history:
         lines.append("Earlier in the conversation:")
         for entry in history:
             lines.append(f"Person: {one_line(entry.user)}")
             lines.append(f"Listener: {one_line(entry.reply)}")
         lines.append("")
-    lines.append(f"The person now says: {quoted(state['cues'].words)}")
+    lines.append(f"The person now says: {quoted(words)}")
+    return "\n".join(lines)
+
+
+def words_messages(words: str, history: Sequence[HistoryEntry] = ()) -> tuple[list[BaseMessage], str]:
+    """The start of a turn's first prompt, up to the end of the person's words, and those words as
+    quoted there: what a probe of the backbone's hidden states reads (the first step then finds
+    it in the KV cache)."""
+    return ([SystemMessage(content=SYSTEM_PROMPT), HumanMessage(content=words_block(words, history))],
+            quoted(words))
+
+
+def recent_history_of(history: Sequence[HistoryEntry], history_turns: int) -> list[HistoryEntry]:
+    """The last ``history_turns`` turns of the session the prompts show (none when 0)."""
+    return list(history[-history_turns:]) if history_turns else []
+
+
+def context_block(state: MergState, history_turns: int) -> str:
+    """The conversation so far and this turn's words and cues."""
+    lines = [words_block(state["cues"].words, recent_history_of(state.get("history", []), history_turns))]
     cue_lines = _cue_lines(state["cues"])
     if cue_lines:
         lines.append("Cues:")

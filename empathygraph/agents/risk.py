@@ -11,12 +11,13 @@ turn to the crisis protocol; every signal stays in the trace with its score.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from empathygraph.agents.prompting import SYSTEM_PROMPT, build_messages
+from empathygraph.agents.prompting import SYSTEM_PROMPT, build_messages, recent_history_of, words_messages
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
 from empathygraph.backbones.base import Backbone
@@ -25,8 +26,9 @@ from empathygraph.context import RunContext
 from empathygraph.errors import BackendError
 from empathygraph.schemas import RiskCategory, RiskSignal, SafetyAssessment
 from empathygraph.state import HistoryEntry, MergState
-from empathygraph.tools.risk import combine, llm_signal
+from empathygraph.tools.risk import ProbeReading, combine, llm_signal
 from empathygraph.tools.risk_classifier import RiskThresholds
+from empathygraph.tools.risk_probe import RiskProbe
 from empathygraph.trace.records import TokenUsage
 
 RISK_QUESTION = (
@@ -70,6 +72,45 @@ def add_llm_reading(assessment: SafetyAssessment, backbone: Backbone, messages: 
     return updated, reading
 
 
+def read_probe(backbone: Backbone, probe: RiskProbe, words: str, history: Sequence[HistoryEntry] = ()) -> ProbeReading:
+    """The probe's reading of ``words`` over ``backbone``'s hidden states, read as the start of the
+    turn's first prompt (the conversation shown there, then the words), which the first step reuses.
+
+    Raises:
+        BackendError, RuntimeError, ValueError: the backbone or the probe could not read them.
+    """
+    messages, span = words_messages(words, history)
+    return ProbeReading(probe.probability(backbone.final_state(messages, span)), probe.thresholds)
+
+
+def probe_reading(context: RunContext, words: str, history: list[HistoryEntry]) -> tuple[ProbeReading | None, str | None]:
+    """The risk probe's reading of this turn's words, or None and why not (for the trace)."""
+    config = context.config.safety
+    if not (config.probe and config.classifier and words.strip()):
+        return None, None
+    if context.backbone.final_state is None:
+        return None, f"risk probe not read: {context.backbone.name} gives no hidden states"
+    probe = context.toolbox.risk_probe()
+    if probe is None:
+        return None, f"risk probe unavailable: {context.toolbox.risk_probe_unavailable}"
+    if probe.backbone != context.backbone.name:
+        return None, f"risk probe not read: it was trained on {probe.backbone}, this backbone is {context.backbone.name}"
+    try:
+        return read_probe(context.backbone, probe, words,
+                          recent_history_of(history, context.config.agents.history_turns)), None
+    except (BackendError, RuntimeError, ValueError) as exc:  # the screen goes on without it
+        return None, f"risk probe failed, the classifier alone screened: {exc}"
+
+
+def screen_thresholds(context: RunContext, assessment: SafetyAssessment) -> RiskThresholds | None:
+    """The thresholds the classifier's score was screened at: the probe's when it was averaged in."""
+    probe = context.toolbox.risk_probe() if any(s.source == "probe" for s in assessment.signals) else None
+    if probe is not None:
+        return probe.thresholds
+    model = context.toolbox.risk_model()
+    return model.thresholds if model else None
+
+
 def session_signal(history: list[HistoryEntry]) -> RiskSignal | None:
     """An earlier disclosure in this session, for the trace (it keeps the session careful; it does not route)."""
     earlier = [entry for entry in history if entry.risk is not RiskCategory.NONE]
@@ -92,13 +133,12 @@ def assess_risk_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if remembered is not None:
         signals.append(remembered)
     assessment = combine(signals, matched=screened.matched, careful=screened.careful or remembered is not None)
-    model = context.toolbox.risk_model() if config.classifier else None
+    thresholds = screen_thresholds(context, assessment) if config.classifier else None
     messages, reading, notes = None, None, []
     if config.enabled:
         messages = build_messages(state, RISK_QUESTION, history_turns=context.config.agents.history_turns)
         try:
-            assessment, reading = add_llm_reading(assessment, context.backbone, messages, config,
-                                                  model.thresholds if model else None)
+            assessment, reading = add_llm_reading(assessment, context.backbone, messages, config, thresholds)
         except BackendError as exc:  # the screen's verdict stands; the trace says why the LLM was not read
             notes.append(f"LLM reading failed: {exc}")
     if reading is None:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from empathygraph.agents.risk import probe_reading
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import dump
 from empathygraph.context import RunContext
@@ -82,7 +83,10 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         history = state["history"]
         earlier = [entry.user for entry in history[-safety.context_turns:]] if safety.context_turns else []
         careful = any(entry.risk is not RiskCategory.NONE for entry in history)
-        cues.safety = toolbox.screen_safety(words, earlier, careful=careful, classifier=safety.classifier)
+        probe, why = probe_reading(runtime.context, words, history)
+        if why:
+            notes.append(why)
+        cues.safety = toolbox.screen_safety(words, earlier, careful=careful, classifier=safety.classifier, probe=probe)
         if safety.classifier and toolbox.risk_classifier_unavailable:
             notes.append(f"risk classifier unavailable, phrase patterns only: {toolbox.risk_classifier_unavailable}")
     else:

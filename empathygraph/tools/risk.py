@@ -11,6 +11,7 @@ miss can cost far more.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from empathygraph.schemas import RiskCategory, RiskSignal, RiskSource, SafetyAssessment
 from empathygraph.tools import safety
@@ -85,6 +86,21 @@ def llm_signal(p_yes: float, threshold: float, classifier: RiskSignal | None, gr
                       categories=list(classifier.categories) if classifier else [], detail=question)
 
 
+@dataclass(frozen=True)
+class ProbeReading:
+    """The risk probe's probability for this turn's words (``tools/risk_probe.py``), and the thresholds
+    of the classifier's score once it is averaged with it."""
+
+    score: float
+    thresholds: RiskThresholds
+
+
+def probe_signal(reading: ProbeReading) -> RiskSignal:
+    """The probe in the trace: it never routes alone, it moves the classifier's score (their mean)."""
+    return RiskSignal(source="probe", score=round(reading.score, 4), threshold=1.0, fired=False,
+                      detail="the LLM's hidden states over the words; averaged into the classifier's score")
+
+
 class RiskScreen:
     """Patterns, the classifier over the message and its sentences, and over the last few turns together.
 
@@ -96,24 +112,32 @@ class RiskScreen:
     def __init__(self, probabilities: Probabilities | None = None, thresholds: RiskThresholds | None = None) -> None:
         self.probabilities, self.thresholds = probabilities, thresholds or RiskThresholds()
 
-    def assess(self, words: str, earlier: Sequence[str] = (), *, careful: bool = False) -> SafetyAssessment:
+    def assess(self, words: str, earlier: Sequence[str] = (), *, careful: bool = False,
+               probe: ProbeReading | None = None) -> SafetyAssessment:
         """Assess one turn's words.
 
         Args:
             words: everything the person said this turn (typed and transcribed).
             earlier: their earlier messages in this session, oldest first (read together with this one).
             careful: the session disclosed risk before; the classifier fires from its lower (gray) threshold.
+            probe: the risk probe's reading of these words; the classifier's score over the message is then
+                the mean of its own and the probe's, at the probe's thresholds (calibrated on that mean).
         """
         hits = safety.find(words)
         signals = [pattern_signal(hits)]
         if self.probabilities is not None and words.strip():
-            threshold = self.thresholds.gray if careful else self.thresholds.threshold
             pieces = [words, *sentences(words)]
             together = " ".join([*earlier, words]) if earlier else None
             probs = self.probabilities(pieces + ([together] if together else []))
-            signals.append(classifier_signal(scores_of(pieces, probs[: len(pieces)]), self.thresholds,
-                                             threshold=threshold))
+            scores, thresholds = scores_of(pieces, probs[: len(pieces)]), self.thresholds
+            if probe is not None:
+                scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
+                                 where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
+                thresholds = probe.thresholds
+                signals.append(probe_signal(probe))
+            signals.append(classifier_signal(scores, thresholds, threshold=thresholds.gray if careful else None))
             if together:
+                threshold = self.thresholds.gray if careful else self.thresholds.threshold
                 signals.append(classifier_signal(scores_of([together], probs[len(pieces):]), self.thresholds,
                                                  source="context", threshold=threshold))
         return combine(signals, matched=[h.phrase for h in hits], careful=careful)

@@ -24,8 +24,9 @@ from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
-from empathygraph.tools.risk import RiskScreen
+from empathygraph.tools.risk import ProbeReading, RiskScreen
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
+from empathygraph.tools.risk_probe import RiskProbe
 from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, TextEmotionClassifier
 
 
@@ -37,6 +38,8 @@ class ToolBox:
         self._locks = {name: threading.Lock() for name in ("text", "asr", "face")}
         self.text_emotion_unavailable: str | None = None
         self.risk_classifier_unavailable: str | None = None
+        self.risk_probe_unavailable: str | None = None
+        self._risk_probe: RiskProbe | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped text-emotion top.
@@ -108,7 +111,7 @@ class ToolBox:
     # --- tools ---------------------------------------------------------------------------
 
     def screen_safety(self, text: str, earlier: Sequence[str] = (), *, careful: bool = False,
-                      classifier: bool = True) -> SafetyAssessment:
+                      classifier: bool = True, probe: ProbeReading | None = None) -> SafetyAssessment:
         """Risk assessment of the user's words (typed and transcribed): patterns, and the trained classifier.
 
         Args:
@@ -117,10 +120,23 @@ class ToolBox:
             careful: the session disclosed risk before (the classifier fires at its lower threshold).
             classifier: weigh the trained classifier (a tuned top over the text-emotion encoder); when it
                 cannot load here the patterns screen alone and ``risk_classifier_unavailable`` says why.
+            probe: the risk probe's reading of ``text`` (averaged into the classifier's score).
         """
         model = self.risk_model() if classifier and text.strip() else None
         screen = RiskScreen(model.probabilities, model.thresholds) if model else RiskScreen()
-        return screen.assess(text, earlier, careful=careful)
+        return screen.assess(text, earlier, careful=careful, probe=probe if model else None)
+
+    def risk_probe(self) -> RiskProbe | None:
+        """The risk probe over the embedded backbone's states, loaded once; None when its file cannot be
+        read here (``risk_probe_unavailable`` says why)."""
+        if self.risk_probe_unavailable:
+            return None
+        if self._risk_probe is None:
+            try:
+                self._risk_probe = RiskProbe.load()
+            except BackendError as exc:
+                self.risk_probe_unavailable = str(exc)
+        return self._risk_probe
 
     def risk_model(self) -> RiskModel | None:
         """The risk classifier, loaded once; None when it cannot load here (``risk_classifier_unavailable``)."""

@@ -31,7 +31,8 @@ def assert_schema_valid_turn(result) -> None:
     assert result.plan.text.strip()
     assert result.emotion.causes and all(cause in TEXT for cause in result.emotion.causes)
     llm_steps = [s for s in result.steps if s.attempts]
-    assert len(llm_steps) >= 3
+    # The cause and the reply always ask the LLM; the strategy and reflection only when their rules are unsure.
+    assert {"emotion_cause", "response"} <= {s.step for s in llm_steps}
     for step in llm_steps:
         assert step.prompt and step.tokens.total > 0
         assert step.tokens.completion > 0 or step.step == "emotion_fusion"  # the fusion scores labels, decodes nothing

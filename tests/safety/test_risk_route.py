@@ -92,7 +92,7 @@ def test_the_protocol_keeps_its_resources_whatever_the_person_writes():
 class ScreeningToolBox(ToolBox):
     """A classifier that finds the words 'uneasy' unsure (0.3), anything else calm."""
 
-    def screen_safety(self, text, earlier=(), *, careful=False, classifier=True) -> SafetyAssessment:
+    def screen_safety(self, text, earlier=(), *, careful=False, classifier=True, probe=None) -> SafetyAssessment:
         def probabilities(texts):
             return np.array([[0.3, 0.3, 0.0, 0.0, 0.0] if "uneasy" in t else [0.01] * 5 for t in texts])
         return RiskScreen(probabilities, RiskThresholds(threshold=0.5, gray=0.2)).assess(text, earlier, careful=careful)

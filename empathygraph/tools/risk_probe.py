@@ -1,0 +1,90 @@
+"""Risk probe: a logistic readout of danger from the LLM backbone's own hidden states.
+
+The embedded model reads the person's words anyway, at the start of the turn's first prompt.
+``Backbone.final_state`` returns the mean of its last hidden states over those words (read as
+that prompt's prefix, so the next step finds them in the KV cache), and this probe turns it into
+a probability of risk. The LLM reads meaning the sentence encoder misses (who is in danger,
+whether it is over, whether it is a joke), so the screen's classifier score is the mean of
+the encoder classifier's probability and the probe's, with thresholds calibrated out of writer
+on that mean (``scripts/train_risk_probe.py``). The probe belongs to one model file: another
+backbone (a server, the fast preset) screens with the encoder classifier alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from empathygraph.errors import BackendError
+from empathygraph.tools.risk_classifier import RiskThresholds
+
+RISK_PROBE_PATH = Path(__file__).parent / "data" / "risk_probe.npz"
+
+
+@dataclass(frozen=True)
+class RiskProbe:
+    """A standardised logistic regression over one backbone's hidden states, and the thresholds of
+    the screen's score when it is averaged with the encoder classifier's.
+
+    Attributes:
+        backbone: the backbone name whose states it reads (``Backbone.name``).
+        mean, scale: the standardisation of the states.
+        coef, intercept: the logistic regression on the standardised states.
+        thresholds: where the averaged score fires (the encoder classifier's own category thresholds).
+        trained_on: what it was trained and calibrated on.
+    """
+
+    backbone: str
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    thresholds: RiskThresholds
+    trained_on: str = ""
+
+    @classmethod
+    def load(cls, path: Path = RISK_PROBE_PATH) -> RiskProbe:
+        """Read a probe saved by ``save``.
+
+        Raises:
+            BackendError: the file is missing or not a probe.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = _meta(data)
+                return cls(backbone=meta["backbone"], mean=data["mean"], scale=data["scale"], coef=data["coef"],
+                           intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
+                           thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise BackendError(f"risk probe at {path} cannot be read ({exc})") from None
+
+    def save(self, path: Path, report: dict | None = None) -> None:
+        """Write the probe (a few kB) with its thresholds and what it was trained on."""
+        import json
+
+        meta = {"backbone": self.backbone, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
+                "category_threshold": self.thresholds.category, "trained_on": self.trained_on,
+                "report": report or {}}
+        np.savez(path, mean=self.mean.astype(np.float32), scale=self.scale.astype(np.float32),
+                 coef=self.coef.astype(np.float32), intercept=np.float32(self.intercept),
+                 meta=np.array(json.dumps(meta)))
+
+    def probability(self, state: np.ndarray) -> float:
+        """The probe's probability that the words read into ``state`` disclose risk.
+
+        Raises:
+            BackendError: ``state`` is not as wide as the states the probe was trained on.
+        """
+        state = np.asarray(state, dtype=np.float64)
+        if state.shape != self.mean.shape:
+            raise BackendError(f"the risk probe reads states of width {self.mean.shape[0]}, got {state.shape}")
+        z = float(((state - self.mean) / self.scale) @ self.coef + self.intercept)
+        return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def _meta(data: np.lib.npyio.NpzFile) -> dict:
+    import json
+
+    return json.loads(str(data["meta"]))

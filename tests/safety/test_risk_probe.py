@@ -1,0 +1,121 @@
+"""The risk probe over the backbone's hidden states: its file, its share of the screen, and its place in a turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langchain_core.messages import BaseMessage
+
+from empathygraph.agents.prompting import SYSTEM_PROMPT
+from empathygraph.backbones import wrap_chat_model
+from empathygraph.errors import BackendError
+from empathygraph.session import Empathizer
+from empathygraph.tools.risk import ProbeReading, RiskScreen
+from empathygraph.tools.risk_classifier import RiskThresholds
+from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
+from empathygraph.tools.toolbox import ToolBox
+from tests.conftest import scripted, test_config
+
+WIDTH = 4
+SCREEN = RiskThresholds(threshold=0.5, gray=0.2)
+WITH_PROBE = RiskThresholds(threshold=0.4, gray=0.3)
+
+
+def probe_for(backbone: str = "scripted") -> RiskProbe:
+    """A probe that reads risk from the first dimension of the state."""
+    return RiskProbe(backbone=backbone, mean=np.zeros(WIDTH), scale=np.ones(WIDTH),
+                     coef=np.array([4.0, 0.0, 0.0, 0.0]), intercept=-2.0, thresholds=WITH_PROBE)
+
+
+def calm(texts: list[str]) -> np.ndarray:
+    return np.array([[0.3, 0.3, 0.0, 0.0, 0.0]] * len(texts))
+
+
+def test_a_saved_probe_reads_back_the_same_and_refuses_another_width(tmp_path: Path):
+    path = tmp_path / "probe.npz"
+    probe_for().save(path, report={"held_out": {"recall": 1.0}})
+    loaded = RiskProbe.load(path)
+    state = np.array([1.0, 5.0, -3.0, 0.0])
+    assert loaded.probability(state) == pytest.approx(1 / (1 + np.exp(-2.0)), abs=1e-6)
+    assert loaded.thresholds == WITH_PROBE and loaded.backbone == "scripted"
+    with pytest.raises(BackendError, match="width 4"):
+        loaded.probability(np.zeros(3))
+    with pytest.raises(BackendError, match="cannot be read"):
+        RiskProbe.load(tmp_path / "missing.npz")
+
+
+def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_thresholds():
+    screen = RiskScreen(calm, SCREEN)
+    alone = screen.assess("A quiet evening at home.")
+    assert not alone.at_risk
+    tipped = screen.assess("A quiet evening at home.", probe=ProbeReading(0.6, WITH_PROBE))
+    classifier = next(s for s in tipped.signals if s.source == "classifier")
+    assert classifier.score == pytest.approx(0.45) and classifier.threshold == 0.4 and tipped.at_risk
+    probe = next(s for s in tipped.signals if s.source == "probe")
+    assert probe.score == 0.6 and not probe.fired and "encoder 0.300, probe 0.600" in classifier.detail
+    lowered = screen.assess("A quiet evening at home.", probe=ProbeReading(0.05, WITH_PROBE))
+    assert not lowered.at_risk
+    careful = screen.assess("A quiet evening at home.", probe=ProbeReading(0.35, WITH_PROBE), careful=True)
+    assert careful.at_risk and next(s for s in careful.signals if s.source == "classifier").threshold == 0.3
+
+
+class ProbingToolBox(ToolBox):
+    """The calm classifier above and the probe; the real screen combines them."""
+
+    def __init__(self, config, probe: RiskProbe) -> None:
+        super().__init__(config)
+        self.probe = probe
+
+    def screen_safety(self, text, earlier=(), *, careful=False, classifier=True, probe=None):
+        return RiskScreen(calm, SCREEN).assess(text, earlier, careful=careful, probe=probe)
+
+    def risk_model(self):
+        class Model:
+            thresholds = SCREEN
+        return Model()
+
+    def risk_probe(self):
+        return self.probe
+
+
+def probing(state: list[float], trained_on: str = "scripted") -> tuple[Empathizer, list[tuple[list[BaseMessage], str]]]:
+    read: list[tuple[list[BaseMessage], str]] = []
+    backbone = wrap_chat_model(scripted(), name="scripted")
+
+    def final_state(messages: list[BaseMessage], span: str) -> np.ndarray:
+        read.append((messages, span))
+        return np.array(state)
+
+    backbone.final_state = final_state
+    config = test_config(safety={"classifier": True, "llm_read": "off"})
+    return Empathizer(config, backbone=backbone, toolbox=ProbingToolBox(config.perception, probe_for(trained_on))), read
+
+
+def test_a_turn_reads_the_probe_over_the_start_of_its_first_prompt():
+    empathizer, read = probing([2.0, 0.0, 0.0, 0.0])
+    result = empathizer.respond("I keep thinking about the bridge.")
+    assert result.plan.safety_protocol
+    (messages, span), = read
+    assert str(messages[0].content) == SYSTEM_PROMPT
+    assert str(messages[-1].content).endswith(span) and span == '"I keep thinking about the bridge."'
+    assert [s.source for s in result.safety.signals if s.source in ("probe", "classifier")] == ["probe", "classifier"]
+
+
+def test_a_probe_trained_on_another_backbone_is_not_read_and_the_trace_says_so():
+    empathizer, read = probing([2.0, 0.0, 0.0, 0.0], trained_on="embedded:another-model")
+    result = empathizer.respond("I keep thinking about the bridge.")
+    assert read == [] and not result.plan.safety_protocol
+    notes = next(s for s in result.steps if s.step == "read").notes
+    assert any("trained on embedded:another-model" in note for note in notes)
+
+
+def test_the_shipped_probe_reads_the_default_backbone():
+    from empathygraph.backbones import make_backbone
+    from empathygraph.backbones.config import BackboneConfig
+
+    probe = RiskProbe.load(RISK_PROBE_PATH)
+    assert probe.backbone == make_backbone(BackboneConfig()).name
+    assert probe.mean.shape == (1536,) and 0 < probe.thresholds.gray <= probe.thresholds.threshold < 1
+    assert "out-of-writer" in probe.trained_on
