@@ -18,6 +18,7 @@ read after a cached prompt of the size a turn has (the read shares the turn's pr
 
     python benchmarks/safety.py            # classifier + patterns
     python benchmarks/safety.py --llm      # + the embedded LLM's reading (slow: loads the 1.5B model)
+    python benchmarks/safety.py --probe    # + the risk probe over the LLM's states (as a turn; ~0.5 s a new text)
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from empathygraph.agents.prompting import words_messages
+from empathygraph.backbones import Backbone, make_backbone
+from empathygraph.config import Config
 from empathygraph.eval.loaders import load_ed
 from empathygraph.eval.safety_set import (
     FIRST_WRITERS,
@@ -39,7 +43,8 @@ from empathygraph.eval.safety_set import (
 )
 from empathygraph.schemas import RiskCategory, SafetyAssessment
 from empathygraph.tools import safety
-from empathygraph.tools.risk_classifier import CATEGORIES
+from empathygraph.tools.risk import ProbeReading
+from empathygraph.tools.risk_classifier import CATEGORIES, RiskThresholds
 from empathygraph.tools.toolbox import ToolBox
 
 Assess = Callable[[str, Sequence[str], bool], SafetyAssessment]
@@ -132,20 +137,39 @@ def remembered(assess: Assess) -> Assess:
     return again
 
 
-def llm_assess(toolbox: ToolBox) -> tuple[Assess, list[float]]:
-    """An assessment with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
+def probe_screen(toolbox: ToolBox, backbone: Backbone, timing_texts: Sequence[str]) -> tuple[Assess, list[float]]:
+    """The screen with the risk probe averaged in, as a turn's read step runs it (each message read alone,
+    its state kept in ``eval.probe_states``' cache), and the live read times of ``timing_texts``."""
+    from empathygraph.agents.risk import read_probe
+    from empathygraph.eval.probe_states import ProbeStates
+
+    probe = toolbox.risk_probe()
+    if probe is None or probe.backbone != backbone.name:
+        raise SystemExit(f"no risk probe for {backbone.name}: {toolbox.risk_probe_unavailable or probe.backbone}")
+    states = ProbeStates(backbone)
+    read_seconds = []
+    for text in timing_texts:
+        backbone.final_state(*words_messages("a message of no interest"))  # as in a turn: the system prompt is cached
+        started = time.perf_counter()
+        read_probe(backbone, probe, text)
+        read_seconds.append(time.perf_counter() - started)
+
+    def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
+        reading = ProbeReading(probe.probability(states.matrix([text])[0]), probe.thresholds)
+        return toolbox.screen_safety(text, earlier, careful=careful, probe=reading)
+
+    return assess, read_seconds
+
+
+def llm_assess(toolbox: ToolBox, backbone: Backbone, screen: Assess, thresholds: RiskThresholds | None) -> tuple[Assess, list[float]]:
+    """``screen`` with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
     from empathygraph.agents.risk import add_llm_reading, reading_messages, should_read
-    from empathygraph.backbones import make_backbone
-    from empathygraph.config import Config
 
     config = Config()
-    backbone = make_backbone(config.backbone)
     read_seconds: list[float] = []
 
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
-        verdict = toolbox.screen_safety(text, earlier, careful=careful)
-        model = toolbox.risk_model()
-        thresholds = model.thresholds if model else None
+        verdict = screen(text, earlier, careful)
         if not should_read(verdict, config.safety, thresholds):
             return verdict
         backbone.yes_no(reading_messages(text, "anything else?"))  # the turn's earlier steps left this prefix cached
@@ -185,6 +209,8 @@ def score_everyday(assess: Assess, sets: dict[str, list[str]]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm", action="store_true", help="add the embedded LLM's yes/no reading")
+    parser.add_argument("--probe", action="store_true",
+                        help="average the risk probe over the embedded LLM's hidden states into the classifier (as turns do)")
     parser.add_argument("--timing-items", type=int, default=60, help="messages timed for screen_ms")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (ED validation messages)")
     args = parser.parse_args()
@@ -198,7 +224,12 @@ def main() -> None:
     def plain(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
         return toolbox.screen_safety(text, earlier, careful=careful)
 
-    assess, read_seconds = llm_assess(toolbox) if args.llm else (plain, [])
+    backbone = make_backbone(Config().backbone) if args.llm or args.probe else None
+    assess, probe_seconds, thresholds = plain, [], toolbox.risk_model().thresholds if toolbox.risk_model() else None
+    if args.probe:
+        assess, probe_seconds = probe_screen(toolbox, backbone, [m.text for m in held_out[: args.timing_items]])
+        thresholds = toolbox.risk_probe().thresholds
+    assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
     assess = remembered(assess)
     result = {
         "split": "held_out",
@@ -207,6 +238,8 @@ def main() -> None:
         "llm_read": args.llm,
         "llm_read_ms_median": round(1000 * statistics.median(read_seconds), 1) if read_seconds else None,
         "llm_reads": len(read_seconds),
+        "probe": args.probe,
+        "probe_read_ms_median": round(1000 * statistics.median(probe_seconds), 1) if probe_seconds else None,
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),

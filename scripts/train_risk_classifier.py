@@ -324,6 +324,8 @@ def evaluate(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMess
         result = read_thresholds(given)
     else:
         scored, scores = out_of_writer_scores(fit, train_split, args.folds)
+        if getattr(args, "save_oow", None):  # what train_risk_probe.py calibrates the averaged score with
+            np.savez(args.save_oow, ids=np.array([m.id for m in scored]), scores=scores[:, 0])
         threshold, gray = thresholds(scores, scored, args.recall, args.gray_recall)
         result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
                   "out_of_writer": report(scores, scored, threshold)}
@@ -352,6 +354,8 @@ def main() -> None:
                         help="take the thresholds from this --folds-only run's output (waits for it) instead of the folds")
     parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
     parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
+    parser.add_argument("--save-oow", type=Path, default=None,
+                        help="write the out-of-writer any-risk scores here (.npz: ids, scores; for train_risk_probe.py)")
     parser.add_argument("--out", type=Path, default=None, help="write the tuned top here")
     args = parser.parse_args()
     torch.set_num_threads(2)

@@ -1,0 +1,147 @@
+"""Train the risk probe over the embedded backbone's hidden states and calibrate the screen with it.
+
+1. Read every text the way a turn does (``Backbone.final_state`` over the person's words at the
+   start of the first prompt: the runtime code path), kept in a restartable cache under
+   ``~/.cache/empathygraph/probe-states/`` (~0.5 s a text on 2 cores).
+2. Fit a standardised logistic regression (any risk) on the safety set's train split, its
+   conversations as the screen reads them and ED first messages (as ``train_risk_classifier.py``).
+3. Calibrate out of writer: each train message is scored by a probe fitted without its writer's
+   fold; the screen's score is the mean of that and the encoder classifier's own out-of-writer
+   score (``--classifier-oow``: the ``--save-oow`` file of ``train_risk_classifier.py --folds-only``
+   with the shipped classifier's seeds), and the threshold keeps ``--recall`` of the disclosures.
+4. Report the held-out split, the exam writer and everyday messages at that threshold, with the
+   encoder classifier alone beside it, and write the probe.
+
+    PYTHONPATH=. python scripts/train_risk_probe.py --classifier-oow OOW.npz --out empathygraph/tools/data/risk_probe.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+
+from empathygraph.backbones import make_backbone
+from empathygraph.backbones.config import BackboneConfig
+from empathygraph.eval.loaders import load_ed
+from empathygraph.eval.probe_states import ProbeStates
+from empathygraph.eval.safety_set import load_conversations, load_messages
+from empathygraph.tools.risk_classifier import RiskModel, RiskThresholds
+from empathygraph.tools.risk_probe import RiskProbe
+from empathygraph.tools.text_emotion import SentenceEncoder
+
+_spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__file__).with_name("train_risk_classifier.py"))
+risk_script = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(risk_script)  # type: ignore[union-attr]
+
+EVERYDAY = Path(__file__).parents[1] / "benchmarks" / "data" / "replies" / "everyday.jsonl"
+
+
+def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Standardisation and logistic regression (mean, scale, coef, intercept) on ``items``."""
+    from sklearn.linear_model import LogisticRegression
+
+    x = cache.matrix([m.text for m in items])
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    model = LogisticRegression(C=c, max_iter=3000, class_weight={0: 1.0, 1: risk_weight})
+    model.fit((x - mean) / scale, [m.risk for m in items])
+    return mean, scale, model.coef_[0], float(model.intercept_[0])
+
+
+def probe_scores(fitted: tuple, cache: ProbeStates, texts: list[str]) -> np.ndarray:
+    mean, scale, coef, intercept = fitted
+    z = ((cache.matrix(texts) - mean) / scale) @ coef + intercept
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def classifier_oow(path: Path) -> dict[str, float]:
+    """Each train message's out-of-writer any-risk score of the encoder classifier (mean over seeds)."""
+    with np.load(path, allow_pickle=False) as data:
+        return {str(i): float(s) for i, s in zip(data["ids"].tolist(), data["scores"], strict=True)}
+
+
+def rates(scores: np.ndarray, risk: np.ndarray, threshold: float) -> dict:
+    fired = scores >= threshold
+    return {"recall": round(float(fired[risk].mean()), 3), "false_positive_rate": round(float(fired[~risk].mean()), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=risk_script.SHARED, help="the shared data folder")
+    parser.add_argument("--ed", type=int, default=600, help="ED train first messages added as negatives")
+    parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength of the logistic regression")
+    parser.add_argument("--risk-weight", type=float, default=2.0)
+    parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
+    parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
+    parser.add_argument("--classifier-oow", type=Path, help="the encoder classifier's out-of-writer scores (.npz: ids, scores)")
+    parser.add_argument("--states-only", action="store_true", help="only read the states into the cache")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    messages = load_messages(splits={"train"})
+    train = messages + risk_script.conversation_items(load_conversations(splits={"train"}))
+    ed = risk_script.ed_negatives(args.data, args.ed)
+    checks = {"held_out": load_messages(splits={"held_out"}), "exam": load_messages(splits={"exam"}),
+              "held_out_conversations": risk_script.conversation_items(load_conversations(splits={"held_out"}))}
+    everyday = {"ed_valid": [s.text for s in load_ed(args.data / "empathetic_dialogues" / "ed_valid.jsonl").samples[::5]],
+                "replies_everyday": [json.loads(line)["text"] for line in EVERYDAY.read_text().splitlines() if line]}
+    backbone = make_backbone(BackboneConfig())
+    backbone_name = backbone.name
+    cache = ProbeStates(backbone)
+    cache.ensure([m.text for m in train + ed] + [m.text for items in checks.values() for m in items]
+                 + [t for texts in everyday.values() for t in texts])
+    if args.states_only:
+        return
+    if args.classifier_oow is None:
+        raise SystemExit("--classifier-oow is needed to calibrate the averaged score")
+
+    writers = sorted({m.writer for m in train})
+    probe_oow: dict[str, float] = {}
+    for group in risk_script.writer_folds(writers, 2):
+        fitted = fit_probe(cache, [m for m in train if m.writer not in group] + ed, args.c, args.risk_weight)
+        held = [m for m in messages if m.writer in group]
+        probe_oow.update(zip([m.id for m in held], probe_scores(fitted, cache, [m.text for m in held]), strict=True))
+    encoder_oow = classifier_oow(args.classifier_oow)
+    risk = np.array([m.risk for m in messages])
+    encoder = np.array([encoder_oow[m.id] for m in messages])
+    averaged = (encoder + np.array([probe_oow[m.id] for m in messages])) / 2
+    threshold = risk_script.threshold_for_recall(averaged, risk, args.recall)
+    gray = min(threshold, risk_script.threshold_for_recall(averaged, risk, args.gray_recall))
+    alone = risk_script.threshold_for_recall(encoder, risk, args.recall)
+    result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
+              "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
+
+    fitted = fit_probe(cache, train + ed, args.c, args.risk_weight)
+    model = RiskModel(SentenceEncoder())
+    shipped = model.thresholds.threshold
+
+    def classifier(texts: list[str]) -> np.ndarray:
+        return risk_script.message_scores(model.probabilities, [risk_script.negative("", t, "", "") for t in texts])[:, 0]
+
+    for name, items in checks.items():
+        texts, truth = [m.text for m in items], np.array([m.risk for m in items])
+        enc = classifier(texts)
+        result[name] = {"averaged": rates((enc + probe_scores(fitted, cache, texts)) / 2, truth, threshold),
+                        "classifier_alone": rates(enc, truth, shipped)}
+    for name, texts in everyday.items():
+        enc = classifier(texts)
+        avg = (enc + probe_scores(fitted, cache, texts)) / 2
+        result[name] = {"messages": len(texts), "averaged_flagged": int((avg >= threshold).sum()),
+                        "classifier_alone_flagged": int((enc >= shipped).sum())}
+    trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
+                  f"first messages; C={args.c}; thresholds from out-of-writer scores (2 writer folds) of the mean "
+                  f"with the encoder classifier ({args.classifier_oow.name})")
+    result["trained_on"] = trained_on
+    print(json.dumps(result, indent=2))
+    if args.out:
+        mean, scale, coef, intercept = fitted
+        probe = RiskProbe(backbone=backbone_name, mean=mean, scale=scale, coef=coef, intercept=intercept,
+                          thresholds=RiskThresholds(threshold, gray, model.thresholds.category), trained_on=trained_on)
+        probe.save(args.out, report={k: v for k, v in result.items() if k != "trained_on"})
+
+
+if __name__ == "__main__":
+    main()
