@@ -1,7 +1,8 @@
 """Risk assessment agent: the screen's signals, the LLM's own reading where it helps, and the session.
 
 The ``read`` step already screened the words (phrase patterns; the trained classifier over
-the message, its sentences and the last few turns together). This step decides: it adds
+the message, its sentences and the last few turns together, averaged with the risk probe over
+the backbone's hidden states where the backbone has one: ``probe_reading``). This step decides: it adds
 the LLM's yes/no reading of a fixed risk question, read in the turn's own prompt with
 nothing decoded, when the configuration asks for it (by default only when the classifier
 is unsure), and it notes an earlier disclosure in the session. Any fired signal routes the
