@@ -112,10 +112,9 @@ def test_a_probe_trained_on_another_backbone_is_not_read_and_the_trace_says_so()
 
 
 def test_the_shipped_probe_reads_the_default_backbone():
-    from empathygraph.backbones import make_backbone
     from empathygraph.backbones.config import BackboneConfig
 
     probe = RiskProbe.load(RISK_PROBE_PATH)
-    assert probe.backbone == make_backbone(BackboneConfig()).name
+    assert probe.backbone == f"embedded:{BackboneConfig().model}"  # the name make_backbone gives it
     assert probe.mean.shape == (1536,) and 0 < probe.thresholds.gray <= probe.thresholds.threshold < 1
     assert "out-of-writer" in probe.trained_on
