@@ -9,6 +9,7 @@ every ``SAVE_EVERY`` new texts so an interrupted run resumes.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +45,7 @@ class ProbeStates:
             self.states[text] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
             if k % SAVE_EVERY == 0 or k == len(missing):
                 self._save()
-                print(f"states: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", flush=True)
+                print(f"states: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """The states of ``texts`` (read first when missing), one row each."""
