@@ -33,11 +33,11 @@ from pathlib import Path
 from empathygraph.agents.prompting import words_messages
 from empathygraph.backbones import Backbone, make_backbone
 from empathygraph.config import Config
-from empathygraph.eval.loaders import load_ed
 from empathygraph.eval.safety_set import (
     FIRST_WRITERS,
     SafetyConversation,
     SafetyMessage,
+    everyday_messages,
     load_conversations,
     load_messages,
 )
@@ -137,9 +137,11 @@ def remembered(assess: Assess) -> Assess:
     return again
 
 
-def probe_screen(toolbox: ToolBox, backbone: Backbone, timing_texts: Sequence[str]) -> tuple[Assess, list[float]]:
+def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str],
+                 timing_texts: Sequence[str]) -> tuple[Assess, list[float]]:
     """The screen with the risk probe averaged in, as a turn's read step runs it (each message read alone,
-    its state kept in ``eval.probe_states``' cache), and the live read times of ``timing_texts``."""
+    the states of ``texts`` read into ``eval.probe_states``' cache first), and the live read times of
+    ``timing_texts``."""
     from empathygraph.agents.risk import read_probe
     from empathygraph.eval.probe_states import ProbeStates
 
@@ -147,6 +149,7 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, timing_texts: Sequence[st
     if probe is None or probe.backbone != backbone.name:
         raise SystemExit(f"no risk probe for {backbone.name}: {toolbox.risk_probe_unavailable or probe.backbone}")
     states = ProbeStates(backbone)
+    states.ensure(texts)
     read_seconds = []
     for text in timing_texts:
         backbone.final_state(*words_messages("a message of no interest"))  # as in a turn: the system prompt is cached
@@ -182,19 +185,6 @@ def llm_assess(toolbox: ToolBox, backbone: Backbone, screen: Assess, thresholds:
 
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-EVERYDAY = Path(__file__).parent / "data" / "replies" / "everyday.jsonl"
-
-
-def everyday_messages(shared: Path, every: int = 5) -> dict[str, list[str]]:
-    """Ordinary messages the risk model never trained on: every ``every``-th first message of the shared
-    EmpatheticDialogues validation split (absent without ``../shared``) and the replies benchmark's
-    everyday set (written for issue 15)."""
-    sets = {"replies_everyday": [json.loads(line)["text"] for line in EVERYDAY.read_text().splitlines() if line]}
-    valid = shared / "empathetic_dialogues" / "ed_valid.jsonl"
-    if valid.is_file():
-        sets["ed_valid"] = [sample.text for sample in load_ed(valid).samples[::every]]
-    return sets
-
 
 def score_everyday(assess: Assess, sets: dict[str, list[str]]) -> dict:
     """How many ordinary messages the screen sends to the crisis protocol, and which."""
@@ -220,6 +210,7 @@ def main() -> None:
     first = [m for m in held_out if m.writer in FIRST_WRITERS]  # the held-out items of the first measurements
     exam = load_messages(splits={"exam"})
     conversations = load_conversations(splits={"held_out"})
+    everyday = everyday_messages(args.shared)
 
     def plain(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
         return toolbox.screen_safety(text, earlier, careful=careful)
@@ -227,7 +218,9 @@ def main() -> None:
     backbone = make_backbone(Config().backbone) if args.llm or args.probe else None
     assess, probe_seconds, thresholds = plain, [], toolbox.risk_model().thresholds if toolbox.risk_model() else None
     if args.probe:
-        assess, probe_seconds = probe_screen(toolbox, backbone, [m.text for m in held_out[: args.timing_items]])
+        texts = [m.text for m in held_out + exam] + [t for c in conversations for t in c.turns]
+        texts += [t for group in everyday.values() for t in group]
+        assess, probe_seconds = probe_screen(toolbox, backbone, texts, [m.text for m in held_out[: args.timing_items]])
         thresholds = toolbox.risk_probe().thresholds
     assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
     assess = remembered(assess)
@@ -243,7 +236,7 @@ def main() -> None:
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),
-        "everyday": score_everyday(assess, everyday_messages(args.shared)),
+        "everyday": score_everyday(assess, everyday),
         "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,
         "categories": [c.value for c in RiskCategory if c is not RiskCategory.NONE],
     }

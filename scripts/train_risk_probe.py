@@ -20,15 +20,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from empathygraph.backbones import make_backbone
 from empathygraph.backbones.config import BackboneConfig
-from empathygraph.eval.loaders import load_ed
 from empathygraph.eval.probe_states import ProbeStates
-from empathygraph.eval.safety_set import load_conversations, load_messages
+from empathygraph.eval.safety_set import everyday_messages, load_conversations, load_messages
 from empathygraph.tools.risk_classifier import RiskModel, RiskThresholds
 from empathygraph.tools.risk_probe import RiskProbe
 from empathygraph.tools.text_emotion import SentenceEncoder
@@ -37,24 +37,20 @@ _spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__f
 risk_script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(risk_script)  # type: ignore[union-attr]
 
-EVERYDAY = Path(__file__).parents[1] / "benchmarks" / "data" / "replies" / "everyday.jsonl"
-
-
-def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """Standardisation and logistic regression (mean, scale, coef, intercept) on ``items``."""
+def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float) -> RiskProbe:
+    """A probe (standardisation and logistic regression) fitted on ``items``; its thresholds are set later."""
     from sklearn.linear_model import LogisticRegression
 
     x = cache.matrix([m.text for m in items])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
     model = LogisticRegression(C=c, max_iter=3000, class_weight={0: 1.0, 1: risk_weight})
     model.fit((x - mean) / scale, [m.risk for m in items])
-    return mean, scale, model.coef_[0], float(model.intercept_[0])
+    return RiskProbe(backbone=cache.backbone.name, mean=mean, scale=scale, coef=model.coef_[0],
+                     intercept=float(model.intercept_[0]), thresholds=RiskThresholds())
 
 
-def probe_scores(fitted: tuple, cache: ProbeStates, texts: list[str]) -> np.ndarray:
-    mean, scale, coef, intercept = fitted
-    z = ((cache.matrix(texts) - mean) / scale) @ coef + intercept
-    return 1.0 / (1.0 + np.exp(-z))
+def probe_scores(probe: RiskProbe, cache: ProbeStates, texts: list[str]) -> np.ndarray:
+    return probe.probabilities(cache.matrix(texts))
 
 
 def classifier_oow(path: Path) -> dict[str, float]:
@@ -86,11 +82,8 @@ def main() -> None:
     ed = risk_script.ed_negatives(args.data, args.ed)
     checks = {"held_out": load_messages(splits={"held_out"}), "exam": load_messages(splits={"exam"}),
               "held_out_conversations": risk_script.conversation_items(load_conversations(splits={"held_out"}))}
-    everyday = {"ed_valid": [s.text for s in load_ed(args.data / "empathetic_dialogues" / "ed_valid.jsonl").samples[::5]],
-                "replies_everyday": [json.loads(line)["text"] for line in EVERYDAY.read_text().splitlines() if line]}
-    backbone = make_backbone(BackboneConfig())
-    backbone_name = backbone.name
-    cache = ProbeStates(backbone)
+    everyday = everyday_messages(args.data)
+    cache = ProbeStates(make_backbone(BackboneConfig()))
     cache.ensure([m.text for m in train + ed] + [m.text for items in checks.values() for m in items]
                  + [t for texts in everyday.values() for t in texts])
     if args.states_only:
@@ -137,9 +130,7 @@ def main() -> None:
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))
     if args.out:
-        mean, scale, coef, intercept = fitted
-        probe = RiskProbe(backbone=backbone_name, mean=mean, scale=scale, coef=coef, intercept=intercept,
-                          thresholds=RiskThresholds(threshold, gray, model.thresholds.category), trained_on=trained_on)
+        probe = replace(fitted, thresholds=RiskThresholds(threshold, gray, model.thresholds.category), trained_on=trained_on)
         probe.save(args.out, report={k: v for k, v in result.items() if k != "trained_on"})
 
 

@@ -118,3 +118,19 @@ def load_conversations(folder: Path = SAFETY_DIR, splits: set[Split] | None = No
             if splits is None or split_of(item.id, writer) in splits:
                 out.append(item)
     return out
+
+
+EVERYDAY_PATH = SAFETY_DIR.parent / "replies" / "everyday.jsonl"
+
+
+def everyday_messages(shared: Path, every: int = 5) -> dict[str, list[str]]:
+    """Ordinary messages the risk models never trained on: the replies benchmark's everyday set (written
+    for issue 15) and every ``every``-th first message of the shared EmpatheticDialogues validation split
+    (absent without ``../shared``; the models' ED negatives come from ED train)."""
+    from empathygraph.eval.loaders import load_ed
+
+    sets = {"replies_everyday": [json.loads(line)["text"] for line in read_text(EVERYDAY_PATH).splitlines() if line]}
+    valid = shared / "empathetic_dialogues" / "ed_valid.jsonl"
+    if valid.is_file():
+        sets["ed_valid"] = [sample.text for sample in load_ed(valid).samples[::every]]
+    return sets

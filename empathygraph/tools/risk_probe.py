@@ -12,6 +12,7 @@ backbone (a server, the fast preset) screens with the encoder classifier alone.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +54,7 @@ class RiskProbe:
         """
         try:
             with np.load(path, allow_pickle=False) as data:
-                meta = _meta(data)
+                meta = json.loads(str(data["meta"]))
                 return cls(backbone=meta["backbone"], mean=data["mean"], scale=data["scale"], coef=data["coef"],
                            intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
                            thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"]))
@@ -62,8 +63,6 @@ class RiskProbe:
 
     def save(self, path: Path, report: dict | None = None) -> None:
         """Write the probe (a few kB) with its thresholds and what it was trained on."""
-        import json
-
         meta = {"backbone": self.backbone, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
                 "category_threshold": self.thresholds.category, "trained_on": self.trained_on,
                 "report": report or {}}
@@ -80,11 +79,9 @@ class RiskProbe:
         state = np.asarray(state, dtype=np.float64)
         if state.shape != self.mean.shape:
             raise BackendError(f"the risk probe reads states of width {self.mean.shape[0]}, got {state.shape}")
-        z = float(((state - self.mean) / self.scale) @ self.coef + self.intercept)
-        return float(1.0 / (1.0 + np.exp(-z)))
+        return float(self.probabilities(state[None])[0])
 
-
-def _meta(data: np.lib.npyio.NpzFile) -> dict:
-    import json
-
-    return json.loads(str(data["meta"]))
+    def probabilities(self, states: np.ndarray) -> np.ndarray:
+        """``probability`` of each row of ``states`` (n x width)."""
+        z = ((np.asarray(states, dtype=np.float64) - self.mean) / self.scale) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-z))
