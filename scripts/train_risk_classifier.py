@@ -324,7 +324,7 @@ def evaluate(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMess
         result = read_thresholds(given)
     else:
         scored, scores = out_of_writer_scores(fit, train_split, args.folds)
-        if getattr(args, "save_oow", None):  # what train_risk_probe.py calibrates the averaged score with
+        if args.save_oow:  # what train_risk_probe.py calibrates the averaged score with
             np.savez(args.save_oow, ids=np.array([m.id for m in scored]), scores=scores[:, 0])
         threshold, gray = thresholds(scores, scored, args.recall, args.gray_recall)
         result = {"threshold": round(threshold, 4), "gray": round(gray, 4),

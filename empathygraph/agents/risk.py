@@ -87,8 +87,8 @@ def read_probe(backbone: Backbone, probe: RiskProbe, words: str, history: Sequen
 def probe_reading(context: RunContext, words: str, history: list[HistoryEntry]) -> tuple[ProbeReading | None, str | None]:
     """The risk probe's reading of this turn's words, or None and why not (for the trace)."""
     config = context.config.safety
-    if not (config.probe and config.classifier and words.strip()):
-        return None, None
+    if not (config.probe and config.classifier and words.strip()) or context.toolbox.risk_model() is None:
+        return None, None  # nothing to average it into (the read step notes a missing classifier)
     if context.backbone.final_state is None:
         return None, f"risk probe not read: {context.backbone.name} gives no hidden states"
     probe = context.toolbox.risk_probe()
