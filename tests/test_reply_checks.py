@@ -8,7 +8,9 @@ import re
 import pytest
 
 from empathygraph.agents.reply_checks import (
+    asks_as_them,
     asks_stock_question,
+    borrows_example,
     echoed_harm,
     endorsed_harm,
     parroted_label,
@@ -165,3 +167,38 @@ def test_advice_counts_only_where_the_strategy_gives_none():
     reply = "Maybe you could try asking them to split it. Who did the slides?"
     assert drop_flagged_sentences(reply, "They took credit.", [], advice_ok=False)[0] == "Who did the slides?"
     assert drop_flagged_sentences(reply, "They took credit.", [])[0] == reply
+
+
+@pytest.mark.parametrize("reply", [
+    "What's making it so difficult for me to focus and stay calm?",  # the README scenario's reply, once
+    "The boss's anger was intense. What can I do to apologize?",
+    "Oh no, how do I get through tonight?",
+])
+def test_a_question_in_their_voice_is_found(reply):
+    assert asks_as_them(reply)
+
+
+@pytest.mark.parametrize("reply", [
+    "Oh no, what did he say to you?",
+    "I'm so sorry, how long has it been?",  # the listener's own words before the question
+    "Can I ask what happened after that?",
+    "Do you want to tell me more about it?",
+    "That sounds rough. What can I do to help?",
+    "I wonder what changed?",
+    "A blank mind the night before is awful. Nothing to ask, I'm just here.",
+])
+def test_questions_the_listener_asks_them_pass(reply):
+    assert asks_as_them(reply) is None
+
+
+def test_a_thing_from_the_system_prompt_examples_they_never_mentioned_is_borrowed():
+    assert "flat" in borrows_example("I'm sorry to hear about the flat. What's happening with Milo?", "hello")
+    assert "grandma" in borrows_example("I'm glad you found your grandma's recipe cards.", "Lost thirty pounds!")
+    assert borrows_example("Fourteen viewings! When do you get the keys?", "Got the flat after 14 viewings!") is None
+    assert borrows_example("Have you taken him to the vet?", "My dog hasn't eaten since Tuesday.") is None
+
+
+def test_the_new_checks_send_a_whole_reply_back():
+    assert any("as if you were them" in p for p in reply_problems(
+        "What's making it so difficult for me to focus?", "My mind goes blank. I can't focus.", []))
+    assert any("never did" in p for p in reply_problems("How is Milo doing?", "hi there", []))

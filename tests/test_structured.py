@@ -6,8 +6,8 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from empathygraph import Empathizer
-from empathygraph.agents.emotion_cause import LabelledCauseDraft
-from empathygraph.agents.structured import ask, parse_json_answer
+from empathygraph.agents.emotion_cause import CauseDraft, LabelledCauseDraft
+from empathygraph.agents.structured import ask, clip_text, parse_json_answer
 from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
 from empathygraph.backbones.base import json_schema_format, without_max_length
 from empathygraph.backbones.retry import RetryPolicy
@@ -212,3 +212,12 @@ def test_a_long_question_reply_is_trimmed_before_its_question():
     result = make_empathizer(model).respond("My dog died.")
     assert result.plan.text == (
         "That's so hard. He was clearly a loyal and loving companion to you and your family for many years. What was he like?")
+
+
+def test_a_free_text_field_written_too_long_is_cut_at_a_sentence_not_refused():
+    rambling = "They said hello. " * 20
+    draft = CauseDraft.model_validate({"scenario": rambling, "quote": "hello", "intensity": "low"})
+    assert len(draft.scenario) <= 200 and draft.scenario.endswith("They said hello.")
+    assert clip_text("one two three four five", 12) == "one two…"
+    assert clip_text("short", 12) == "short"
+    assert clip_text(42, 12) == 42  # not text: left for the schema to refuse

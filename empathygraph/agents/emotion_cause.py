@@ -10,9 +10,11 @@ checked against the user's words and re-asked once if it is not a real quote.
 from __future__ import annotations
 
 import time
+from functools import partial
+from typing import Annotated
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from empathygraph.agents import emotion_fusion
 from empathygraph.agents.config import AgentsConfig
@@ -22,7 +24,7 @@ from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
-from empathygraph.agents.structured import ask, with_choices
+from empathygraph.agents.structured import ask, clip_text, with_choices
 from empathygraph.context import RunContext
 from empathygraph.schemas import (
     ED_TO_COARSE,
@@ -51,10 +53,14 @@ MAX_TOKENS = 96
 VOICE_WEIGHT = 0.3
 
 
+# The model's picture of what happened, cut at a sentence when written too long (a greeting drew a ramble).
+Scenario = Annotated[str, BeforeValidator(partial(clip_text, limit=200)), Field(max_length=200)]
+
+
 class CauseDraft(BaseModel):
     """LLM output when the classifier already named the emotion."""
 
-    scenario: str = Field(max_length=200)
+    scenario: Scenario
     quote: str = Field(max_length=300)
     intensity: Intensity
 
@@ -62,7 +68,7 @@ class CauseDraft(BaseModel):
 class LabelledCauseDraft(BaseModel):
     """LLM output when the LLM names the emotion too."""
 
-    scenario: str = Field(max_length=200)
+    scenario: Scenario
     emotion: EDEmotion
     quote: str = Field(max_length=300)
     intensity: Intensity

@@ -52,6 +52,11 @@ REPLY_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("I finally told my boss I need fewer hours.",
      "That took nerve, after months of quietly staying late. Good on you for asking for what you need."),
 )
+# What each example is about: a reply that brings one of these up when the person did not (greeted with
+# "hello", the 1.5B model asked "What's happening with Milo?") answers the examples, not them.
+REPLY_EXAMPLE_TOPICS: frozenset[str] = frozenset({
+    "grandma", "recipe", "card", "handwriting", "margin", "flat", "viewing", "milo", "flatmate", "sauce",
+})  # only the examples' own things: "boss", "vet" or "lunch" are fair questions to many messages
 REPLY_STYLE = "\n".join(["", REPLY_RULES, *(f'Person: "{said}"\nListener: "{reply}"' for said, reply in REPLY_EXAMPLES)])
 SYSTEM_PROMPT = LISTENER + REPLY_STYLE
 

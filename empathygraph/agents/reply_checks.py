@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS
 from empathygraph.phrasing import normalize, parrots_label, stock_question, understanding_opening, words
 from empathygraph.schemas import ReplyScreen
 
@@ -93,6 +94,39 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b")
+# The listener's own first person in a question to them ("can I ask", "tell me", "I wonder").
+_LISTENER_FIRST_PERSON = re.compile(
+    r"\b(?:(?:can|could|may|might)\s+i\s+(?:ask|help)|i\s+(?:do|say)\s+to\s+help|let\s+me|tell\s+me|show\s+me|"
+    r"remind\s+me|with\s+me|to\s+me|oh\s+my|i\s+(?:wonder|guess|assume|hope|bet|imagine|take\s+it))\b"
+)
+
+
+def asks_as_them(reply: str) -> str | None:
+    """A question asked in the person's voice: the last clause of a question says "I/me/my" and never "you"
+    ("What's making it so difficult for me to focus?", "What can I do to apologize?"). On the human
+    listeners' replies of ED valid it fires on 10 of 5,738 turns."""
+    for question in re.findall(r"[^.!?]*\?", normalize(reply)):
+        clause = _LISTENER_FIRST_PERSON.sub(" ", re.split(r"[,;:]", question)[-1])
+        if _FIRST_PERSON.search(clause) and not _SECOND_PERSON.search(clause):
+            return f'the question "{question.strip()}" is asked as if you were them; ask them, with "you"'
+    return None
+
+
+def _stem(word: str) -> str:
+    return word.removesuffix("'s").removesuffix("s")
+
+
+def borrows_example(reply: str, user_words: str) -> str | None:
+    """The reply brings up what one of the system prompt's example messages is about and they never mentioned."""
+    theirs = {_stem(w) for w in words(user_words)}
+    for word in words(reply):
+        if (stem := _stem(word)) in REPLY_EXAMPLE_TOPICS and stem not in theirs:
+            return f'the reply mentions "{word}", which they never did; answer only what they told you'
+    return None
+
+
 # Telling them what to do ("you could try ...", "it's important to ..."); "you must miss him" is not advice,
 # nor is a question ("Have you tried ...?" is one only a Question reply may ask).
 _ADVISES = re.compile(
@@ -144,7 +178,8 @@ def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice
     is one unless ``advice_ok``."""
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
-             restates(reply, user_words), None if advice_ok else gives_advice(reply)]
+             restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
+             None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]
 
 

@@ -75,6 +75,18 @@ def parse_json_answer(raw: str, schema: type[T]) -> T:
 _SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
 
 
+def clip_text(text: object, limit: int) -> object:
+    """``text`` cut to ``limit`` characters at its last complete sentence (else word, with an ellipsis), for a
+    free-text field a model wrote too long: one long scenario should not cost the whole analysis. Not a
+    string: returned as is, for the schema to refuse."""
+    if not isinstance(text, str) or len(text) <= limit:
+        return text
+    head = text[:limit]
+    if ends := list(_SENTENCE_END.finditer(head)):
+        return head[: ends[-1].end()]
+    return head[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def close_cut_json(raw: str, schema: type[T], *, words_ok: bool = False) -> T | None:
     """Rebuild a flat JSON answer cut off inside its last string value (e.g. at ``max_tokens``).
 
