@@ -41,6 +41,7 @@ _WHAT_DO_YOU_THINK = re.compile(r"\bwhat\s+do\s+you\s+think\s+about\b")
 _GENERIC_QUESTIONS = [
     _WHAT_DO_YOU_THINK,
     re.compile(r"\bwhat\s+do\s+you\s+think\s+of\s+(?:it|that|this)\b"),
+    re.compile(r"\bhow\s+do\s+you\s+think\s+about\b"),  # the same question, garbled by the 1.5B model
     re.compile(r"\bhow\s+do\s+you\s+feel\s+about\s+(?:it|that|this|all\s+(?:of\s+)?(?:it|that|this))\s*\?"),
     re.compile(r"\bhow\s+(?:does|did)\s+(?:it|that|this)\s+make\s+you\s+feel\b"),
     re.compile(r"\b(?:can|could|would)\s+you\s+tell\s+me\s+(?:a\s+(?:little|bit)\s+)?more(?:\s+about\s+(?:it|that|this))?"

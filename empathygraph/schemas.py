@@ -310,9 +310,9 @@ class EmotionAnalysis(StepOutput):
     arousal: float = Field(ge=-1.0, le=1.0)
     event_scenario: str = Field(max_length=300)
     causes: list[str] = Field(description="spans quoted verbatim from the user's words")
-    label_source: Literal["classifier", "llm", "fused", "fallback"] = Field(
+    label_source: Literal["classifier", "llm", "fused", "fallback", "small talk"] = Field(
         description="what decided the label; fallback: the LLM's answer was unusable (classifier's top label, "
-        "or a neutral placeholder without one)")
+        "or a neutral placeholder without one); small talk: a greeting, thanks or goodbye, read by rule")
 
     def quoted_causes(self) -> str:
         return "; ".join(f'"{cause}"' for cause in self.causes)

@@ -63,6 +63,7 @@ def test_a_label_not_told_as_their_feeling_passes(reply, label):
 def test_stock_questions_are_found_and_specific_ones_pass():
     assert asks_stock_question("That is hard. What do you think about running 5k next?")
     assert asks_stock_question("How does that make you feel?")
+    assert asks_stock_question("You're right, it's a stressful time. How do you think about your preparation?")
     assert asks_stock_question("Which recipe did you stop at first?") is None
 
 
@@ -101,6 +102,9 @@ def test_a_reply_that_retells_the_message_as_theirs_is_found():
     assert "my goldfish" in speaks_as_them("My goldfish died, and I'm devastated.", said)
     assert speaks_as_them("Eight years with your goldfish is a long friendship.", said) is None
     assert speaks_as_them("When my cat died I was a wreck too.", said) is None  # the listener's own cat
+    assert "i can't sleep" in speaks_as_them("I'm sorry. I can't sleep either.", "My exam is tomorrow. I can't sleep.")
+    assert "i cried at" in speaks_as_them("So sad. I was so upset that I cried at work.", "I cried at work today.")
+    assert speaks_as_them("I'm so sorry, that's awful.", "I'm so tired of this.") is None
 
 
 def test_replies_are_held_from_opening_with_i_or_my():

@@ -22,6 +22,7 @@ from empathygraph.agents.emotion_fusion import fused_label
 from empathygraph.agents.fallback import fallback_analysis
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.quotes import clauses, find_quote, nearest_sentence
+from empathygraph.agents.small_talk import pleasantry, pleasantry_analysis
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask, clip_text, with_choices
@@ -118,6 +119,11 @@ def emotion_cause_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     cues = state["cues"]
     words = cues.words
     text_cue = cues.text_emotion
+    if (kind := pleasantry(words)) is not None:  # nothing happened to analyse (the model invented events)
+        analysis = pleasantry_analysis(kind, words)
+        return {"emotion": analysis, "steps": [agent_record("emotion_cause", started, output=analysis,
+                                                             inputs={"small_talk": kind},
+                                                             notes=[f"{kind} only: read by rule, no LLM call"])]}
     label = classifier_label(text_cue, config)
     label_source = "classifier" if label is not None else "llm"
     steps: list[StepRecord] = []

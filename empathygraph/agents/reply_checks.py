@@ -85,12 +85,24 @@ def endorsed_harm(reply: str, user_words: str) -> str | None:
 _MY = re.compile(r"\bmy\s+([a-z][a-z'-]*)")
 
 
+_I = frozenset({"i", "i'm", "i've", "i'd", "i'll", "me"})
+
+
+def _first_person_runs(text: str) -> set[tuple[str, ...]]:
+    said = words(text)
+    return {tuple(said[i : i + 3]) for i in range(len(said) - 2) if said[i] in _I}
+
+
 def speaks_as_them(reply: str, user_words: str) -> str | None:
-    """The reply says "my <thing>" of a thing the person called theirs: it retells the message as if it were them."""
+    """The reply retells the message as if it were them: "my <thing>" of a thing the person called theirs, or
+    three words of theirs that start with "I" ("I cried at", "I can't sleep"; 21 of 5,738 human listener turns
+    of ED valid share such a run with the message before them, mostly agreeing: "I love cheese")."""
     theirs = set(_MY.findall(normalize(user_words)))
     for thing in _MY.findall(normalize(reply)):
         if thing in theirs:
             return f'the reply says "my {thing}" as if it were them; speak to them about their {thing}'
+    if runs := _first_person_runs(reply) & _first_person_runs(user_words):
+        return f'the reply says "{" ".join(min(runs))}" as if it were them; speak to them about what they told you'
     return None
 
 

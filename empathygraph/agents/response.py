@@ -18,6 +18,7 @@ from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import reply_problems
+from empathygraph.agents.small_talk import REPLY_HINT, Pleasantry, pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -27,7 +28,7 @@ from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample
 
 TASK = (
-    "the reply. Speak to them as a warm {age} {gender} listener. {how} No greeting; 1 or 2 short sentences, "
+    "the reply. Speak to them as a warm {age} {gender} listener. {how} {no_greeting}1 or 2 short sentences, "
     "under {words} words. JSON: {answer}"
 )
 REPLY_JSON = '{"reply": "..."}'
@@ -141,11 +142,13 @@ def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False)
 
 
 def reply_task(strategy: Strategy, profile: AvatarProfile, max_words: int,
-               examples: Sequence[LabelledExample] = ()) -> str:
-    """The response step's task: the strategy's intent and the bounds, after the example replies if any."""
-    task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=STRATEGY_GUIDE[strategy],
-                       words=max_words, answer=REPLY_JSON)
-    if not examples:
+               examples: Sequence[LabelledExample] = (), small_talk: Pleasantry | None = None) -> str:
+    """The response step's task: the strategy's intent (or what answers a greeting, thanks or goodbye) and
+    the bounds, after the example replies if any (never for small talk: they are about something)."""
+    how = STRATEGY_GUIDE[strategy] if small_talk is None else REPLY_HINT[small_talk]
+    task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=how, words=max_words,
+                       no_greeting="No greeting; " if small_talk is None else "", answer=REPLY_JSON)
+    if not examples or small_talk is not None:
         return task
     lines = "\n".join(f'- "{e.text[:EXAMPLE_CHARS]}" -> "{e.label}"' for e in examples)
     return EXAMPLES.format(examples=lines) + task.removeprefix("the reply. ")
@@ -162,7 +165,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     # A rewrite reads the same examples again from the KV cache: only its advice is new.
     examples = runtime.context.toolbox.reply_examples(state["cues"].words)
-    task = reply_task(strategy, profile, config.reply_max_words, examples)
+    task = reply_task(strategy, profile, config.reply_max_words, examples, pleasantry(state["cues"].words))
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
