@@ -8,6 +8,7 @@ import re
 import pytest
 
 from empathygraph.agents.reply_checks import (
+    agrees_unasked,
     asks_as_them,
     asks_stock_question,
     borrows_example,
@@ -206,3 +207,10 @@ def test_the_new_checks_send_a_whole_reply_back():
     assert any("as if you were them" in p for p in reply_problems(
         "What's making it so difficult for me to focus?", "My mind goes blank. I can't focus.", []))
     assert any("never did" in p for p in reply_problems("How is Milo doing?", "hi there", []))
+
+
+def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():
+    said = "Day five of the kids being home sick and I haven't had a shower."
+    assert agrees_unasked("You're right, it's frustrating. Do you have any help?", said)
+    assert agrees_unasked("Five days with sick kids is a marathon.", said) is None
+    assert agrees_unasked("You're right, that was unfair of him.", "Was it unfair of him to say that?") is None

@@ -4,8 +4,10 @@ Each check returns what is wrong in a sentence the response agent can act on (it
 the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B model fell
 into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
 question such as "what do you think about ...", their own words said back to them, a violent word of the person's taken
-literally ("what do you think about killing your brother?"), and a plain "yes" to a request
-to approve something harmful. A reply that passes them is not shown to be good. The stock phrasings are
+literally ("what do you think about killing your brother?"), a plain "yes" to a request
+to approve something harmful, the listener speaking as the person ("I can't sleep either", "What
+can I do to apologize?"), a thing from the system prompt's examples they never mentioned, and a
+"You're right" to nothing asked. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -79,6 +81,17 @@ def endorsed_harm(reply: str, user_words: str) -> str | None:
     if _SEEKS_APPROVAL.search(user_words) and (match := _AGREES.search(reply)):
         return (f'the reply agrees outright ("{match.group(0).strip()}") with what they asked you to approve; '
                 "care about them and what is behind it without approving")
+    return None
+
+
+_YOURE_RIGHT = re.compile(r"^\W*(?:you'?re|you\s+are)\s+(?:so\s+|absolutely\s+|totally\s+|quite\s+)?right\b", re.IGNORECASE)
+
+
+def agrees_unasked(reply: str, user_words: str) -> str | None:
+    """The reply opens "You're right" though they asked nothing ("You're right, it's frustrating." to a day
+    with sick kids; 6 of 320 replies in the project's earlier runs, one agreeing with reading a partner's texts)."""
+    if "?" not in user_words and (match := _YOURE_RIGHT.search(reply)):
+        return f'the reply opens "{match.group(0).strip()}" though they asked you nothing; answer what they told you'
     return None
 
 
@@ -191,6 +204,7 @@ def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
              restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
+             agrees_unasked(reply, user_words),
              None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]
 
