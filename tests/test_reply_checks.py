@@ -178,6 +178,7 @@ def test_advice_counts_only_where_the_strategy_gives_none():
     "What's making it so difficult for me to focus and stay calm?",  # the README scenario's reply, once
     "The boss's anger was intense. What can I do to apologize?",
     "Oh no, how do I get through tonight?",
+    "Oh no, that's so sad! How about we go out for a meal together?",  # a listener on a screen goes nowhere
 ])
 def test_a_question_in_their_voice_is_found(reply):
     assert asks_as_them(reply)

@@ -119,7 +119,7 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b")
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|we're|we've|we'd|we'll)\b")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b")
 # The listener's own first person in a question to them ("can I ask", "tell me", "I wonder").
 _LISTENER_FIRST_PERSON = re.compile(
@@ -129,9 +129,9 @@ _LISTENER_FIRST_PERSON = re.compile(
 
 
 def asks_as_them(reply: str) -> str | None:
-    """A question asked in the person's voice: the last clause of a question says "I/me/my" and never "you"
-    ("What's making it so difficult for me to focus?", "What can I do to apologize?"). On the human
-    listeners' replies of ED valid it fires on 10 of 5,738 turns."""
+    """A question asked in the person's voice: the last clause of a question says "I/me/my" or "we/us/our" and
+    never "you" ("What's making it so difficult for me to focus?", "What can I do to apologize?", "How about we
+    go out for a meal together?"). On the human listeners' replies of ED valid it fires on 14 of 5,738 turns."""
     for question in re.findall(r"[^.!?]*\?", normalize(reply)):
         clause = _LISTENER_FIRST_PERSON.sub(" ", re.split(r"[,;:]", question)[-1])
         if _FIRST_PERSON.search(clause) and not _SECOND_PERSON.search(clause):
