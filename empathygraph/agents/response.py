@@ -164,8 +164,9 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     critique, previous = state["critique"], state["response"]
     revising = critique is not None and critique.verdict == "revise" and previous is not None
     # A rewrite reads the same examples again from the KV cache: only its advice is new.
-    examples = runtime.context.toolbox.reply_examples(state["cues"].words)
-    task = reply_task(strategy, profile, config.reply_max_words, examples, pleasantry(state["cues"].words))
+    small_talk = pleasantry(state["cues"].words)
+    examples = () if small_talk else runtime.context.toolbox.reply_examples(state["cues"].words)
+    task = reply_task(strategy, profile, config.reply_max_words, examples, small_talk)
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
