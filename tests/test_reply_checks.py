@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
     agrees_unasked,
     asks_as_them,
@@ -21,7 +22,7 @@ from empathygraph.agents.reply_checks import (
     speaks_as_them,
     stock_opening,
 )
-from tests.conftest import make_empathizer, scripted
+from tests.conftest import make_empathizer, scripted, test_config
 
 
 @pytest.mark.parametrize("reply", [
@@ -215,3 +216,13 @@ def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():
     assert agrees_unasked("You're right, it's frustrating. Do you have any help?", said)
     assert agrees_unasked("Five days with sick kids is a marathon.", said) is None
     assert agrees_unasked("You're right, that was unfair of him.", "Was it unfair of him to say that?") is None
+
+
+def test_out_of_rounds_a_reply_whose_words_are_still_wrong_is_replaced_by_one_by_rule():
+    model = scripted(ResponseDraft={"reply": "My exam is tomorrow and I can't sleep, what can I do?"})
+    result = make_empathizer(model, test_config(agents={"reflection_rounds": 1})).respond(
+        "My exam is tomorrow and I can't sleep.")
+    reflections = [s for s in result.steps if s.step == "reflection"]
+    assert len(reflections) == 2 and any("a reply by rule was sent instead" in n for n in reflections[-1].notes)
+    assert "I can't sleep" not in result.plan.text
+    assert result.plan.text == fallback_reply(result.emotion, result.empathy.strategy)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
+from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import reply_problems
 from empathygraph.agents.response import NO_ADVICE, word_count
@@ -118,6 +119,14 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         source=source,
     )
     notes = [] if can_revise or not issues else [f"no rounds left ({rounds}/{config.reflection_rounds}); accepted with issues"]
+    # Out of rounds with the words themselves still wrong (their message said back in their own voice, the
+    # README scenario's rewrite once): a short reply by rule from the analysis is sent instead.
+    safe = None
+    labels = {analysis.emotion.value, analysis.coarse.value}
+    if not can_revise and reply_problems(plan.text, state["perception"].text, labels,
+                                         advice_ok=empathy.strategy not in NO_ADVICE):
+        safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy)})
+        notes.append(f"the reply's words still had problems; a reply by rule was sent instead: {safe.text}")
     record = agent_record(
         "reflection",
         started,
@@ -131,6 +140,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     )
     chat = exchange("reflection", messages, answer.accepted if answer else None)
     update: dict = {"critique": critique, "critiques": [critique], "steps": [record], "chat": chat}
+    if safe is not None:
+        update["response"] = safe
     if critique.verdict == "revise":
         update["rounds"] = rounds + 1
     return update

@@ -31,7 +31,7 @@ def test_the_check_catches_a_reply_about_another_sessions_message(tmp_path: Path
     from tests.reliability.many_sessions import message
 
     db = str(tmp_path / "sessions.sqlite")
-    crossed = scripted(ResponseDraft={"reply": "I hear you [w0s1:t0]."})  # answers someone else
+    crossed = scripted(ResponseDraft={"reply": "That is a lot to carry [w0s1:t0]."})  # answers someone else
     Empathizer(test_config(sessions={"db": db}), backbone=wrap_chat_model(crossed)).respond(
         message("w0s0", 0), session_id="w0s0")
-    assert check_store(db, ["w0s0"], turns=1) == ["w0s0 turn 0: reply about another message: 'I hear you [w0s1:t0].'"]
+    assert check_store(db, ["w0s0"], turns=1) == ["w0s0 turn 0: reply about another message: 'That is a lot to carry [w0s1:t0].'"]
