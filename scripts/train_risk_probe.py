@@ -37,6 +37,7 @@ _spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__f
 risk_script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(risk_script)  # type: ignore[union-attr]
 
+
 def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float) -> RiskProbe:
     """A probe (standardisation and logistic regression) fitted on ``items``; its thresholds are set later."""
     from sklearn.linear_model import LogisticRegression

@@ -81,9 +81,13 @@ def check_plan(
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
     if plan.text.strip().lower() == user_words.strip().lower():
         issues.append("the reply repeats the person's words")
-    issues += reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
-                             advice_ok=empathy.strategy not in NO_ADVICE)
-    return issues
+    return issues + words_problems(plan, analysis, empathy, user_words)
+
+
+def words_problems(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPlan, user_words: str) -> list[str]:
+    """What the reply checks find in the plan's words (stock phrasing, parroting, speaking as them, ...)."""
+    return reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
+                          advice_ok=empathy.strategy not in NO_ADVICE)
 
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
@@ -122,9 +126,7 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # Out of rounds with the words themselves still wrong (their message said back in their own voice, the
     # README scenario's rewrite once): a short reply by rule from the analysis is sent instead.
     safe = None
-    labels = {analysis.emotion.value, analysis.coarse.value}
-    if not can_revise and reply_problems(plan.text, state["perception"].text, labels,
-                                         advice_ok=empathy.strategy not in NO_ADVICE):
+    if not can_revise and words_problems(plan, analysis, empathy, state["perception"].text):
         safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy)})
         notes.append(f"the reply's words still had problems; a reply by rule was sent instead: {safe.text}")
     record = agent_record(

@@ -75,16 +75,23 @@ def parse_json_answer(raw: str, schema: type[T]) -> T:
 _SENTENCE_END = re.compile(r"[.!?][\"')]*(?=\s|$)")
 
 
+def complete_part(cut: str, *, words_ok: bool) -> str | None:
+    """What is complete at the start of a text cut off somewhere: its whole sentences, or with ``words_ok`` its
+    whole words and an ellipsis (the last word may be cut in half); None when nothing complete is left."""
+    if ends := list(_SENTENCE_END.finditer(cut)):
+        return cut[: ends[-1].end()]
+    if words_ok and len(words := cut.split()[:-1]) >= 2:
+        return " ".join(words).rstrip(",;:") + "…"
+    return None
+
+
 def clip_text(text: object, limit: int) -> object:
     """``text`` cut to ``limit`` characters at its last complete sentence (else word, with an ellipsis), for a
     free-text field a model wrote too long: one long scenario should not cost the whole analysis. Not a
     string: returned as is, for the schema to refuse."""
     if not isinstance(text, str) or len(text) <= limit:
         return text
-    head = text[:limit]
-    if ends := list(_SENTENCE_END.finditer(head)):
-        return head[: ends[-1].end()]
-    return head[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return complete_part(text[:limit], words_ok=True) or text[: limit - 1] + "…"
 
 
 def close_cut_json(raw: str, schema: type[T], *, words_ok: bool = False) -> T | None:
@@ -111,13 +118,8 @@ def close_cut_json(raw: str, schema: type[T], *, words_ok: bool = False) -> T | 
             return None  # the object closed: not a cut-off answer
     if not in_string:
         return None
-    partial = body[opened_at + 1 :].rstrip("\\")
-    ends = list(_SENTENCE_END.finditer(partial))
-    if ends:
-        kept = partial[: ends[-1].end()]
-    elif words_ok and len(words := partial.split()[:-1]) >= 2:  # the last word may be cut in half
-        kept = " ".join(words).rstrip(",;:") + "…"
-    else:
+    kept = complete_part(body[opened_at + 1 :].rstrip("\\"), words_ok=words_ok)
+    if kept is None:
         return None
     try:
         return parse_json_answer(body[: opened_at + 1] + kept + '"}', schema)
