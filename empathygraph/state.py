@@ -93,6 +93,13 @@ class HistoryEntry(Record):
     arousal: float
     strategy: Strategy
     risk: RiskCategory = RiskCategory.NONE
+    recalled: str | None = Field(default=None, description="the reply as later prompts show it, when shorter: the "
+                                 "crisis protocol's fixed steps and helplines named, not repeated (None: ``reply``)")
+
+    @property
+    def reply_in_prompts(self) -> str:
+        """What the agents' prompts show of the reply."""
+        return self.recalled if self.recalled is not None else self.reply
 
 
 class Exchange(Record):

@@ -17,12 +17,14 @@ from tests.conftest import make_empathizer, scripted
     ("Thank you. That helped.", "thanks"),
     ("thanks, bye", "farewell"),
     ("Good night", "farewell"),
+    ("ok thanks", "thanks"),
+    ("okay, bye!", "farewell"),
 ])
 def test_pleasantries_are_told_apart(words, kind):
     assert pleasantry(words) == kind
 
 
-@pytest.mark.parametrize("words", ["hello, my dog died", "I said hello to my ex", "ok", "thanks for nothing, it got worse",
+@pytest.mark.parametrize("words", ["hello, my dog died", "I said hello to my ex", "ok", "great", "okay cool", "thanks for nothing, it got worse",
                                    "bye forever everyone"])
 def test_a_message_with_anything_else_in_it_is_not_small_talk(words):
     assert pleasantry(words) is None

@@ -4,7 +4,9 @@ When the risk assessment finds danger, this replaces strategy and response plann
 the turn: one short sentence that acknowledges what the person said (written by the LLM
 and kept only if it passes the rules in ``crisis_words``, else a fixed one), then the fixed
 protocol for every category found, the configured resources, and an offer to stay. It skips
-reflection, so no later step can soften or remove it.
+reflection, so no later step can soften or remove it. A category whose protocol the session was
+given already is said in its short form (``crisis_words.protocol_reply``): the step that matters
+now and the resources again, not the same hundred words after "ok thanks".
 
 A session that disclosed risk stays careful: on its later turns the ordinary agents answer,
 and ``stay_careful`` (after reflection, before rendering) adds a fixed reminder with the
@@ -18,9 +20,17 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from empathygraph.agents.crisis_words import PROTOCOLS, acknowledgment_problems, follow_up, protocol_reply
+from empathygraph.agents.crisis_words import (
+    AGAIN_PLEASANTRY,
+    PROTOCOLS,
+    acknowledgment_problems,
+    follow_up,
+    protocol_categories,
+    protocol_reply,
+)
 from empathygraph.agents.expression import avatar_directives
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.small_talk import pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -45,10 +55,24 @@ ACKNOWLEDGE_TASK = (
 )
 
 
-def acknowledge_task(categories: list[RiskCategory]) -> str:
-    """The acknowledgment task, naming the danger of each category found (so a threat is not read as an upset)."""
-    known = [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
-    return ACKNOWLEDGE_TASK.format(danger="; ".join(PROTOCOLS[c].danger for c in known))
+ACKNOWLEDGE_AGAIN_TASK = (
+    'the first sentence of your reply. Earlier they told you something serious ({danger}), and you gave them '
+    'the steps and where to get help. In one short, warm sentence said to them ("you"), answer what they just said, '
+    'in your own words. '
+    'No question, no advice, and do not mention any method, object or place of harm. JSON: "acknowledgment".'
+)
+
+
+def acknowledge_task(categories: list[RiskCategory], repeat: bool = False) -> str:
+    """The acknowledgment task, naming the danger of each category found (so a threat is not read as an upset);
+    ``repeat``: the session was given this protocol already, so the sentence answers their new words."""
+    danger = "; ".join(PROTOCOLS[c].danger for c in protocol_categories(categories))
+    return (ACKNOWLEDGE_AGAIN_TASK if repeat else ACKNOWLEDGE_TASK).format(danger=danger)
+
+
+def protocols_given(state: MergState) -> frozenset[RiskCategory]:
+    """The categories whose protocol this session's earlier turns were given."""
+    return frozenset(entry.risk for entry in state.get("history", []) if entry.risk is not RiskCategory.NONE)
 
 
 MAX_TOKENS = 48
@@ -61,12 +85,16 @@ class AcknowledgmentDraft(BaseModel):
     acknowledgment: str = Field(max_length=240)
 
 
-def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: list[RiskCategory]):
+def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: list[RiskCategory], repeat: bool):
     """The LLM's acknowledgment if it passes the rules, else None; with what to record about it."""
     config = runtime.context.config
     if config.safety.acknowledgment != "llm":
         return None, None, None, ["fixed acknowledgment (safety.acknowledgment: fixed)"]
-    messages = build_messages(state, acknowledge_task(categories), history_turns=config.agents.history_turns)
+    kind = pleasantry(state["cues"].words) if repeat else None
+    if kind is not None:
+        return AGAIN_PLEASANTRY[kind], None, None, [f"the protocol again after {kind} only: its fixed answer"]
+    task = acknowledge_task(categories, repeat)
+    messages = build_messages(state, task, history_turns=config.agents.history_turns)
     try:
         answer = ask(runtime.context.backbone, messages, AcknowledgmentDraft, repair_attempts=0,
                      max_tokens=MAX_TOKENS)
@@ -75,7 +103,8 @@ def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: l
     if answer.parsed is None:
         return None, messages, answer, [f"fixed acknowledgment: unusable answer ({answer.error})"]
     text = answer.parsed.acknowledgment.strip()
-    problems = acknowledgment_problems(text, state["cues"].words)
+    earlier = [entry.reply_in_prompts for entry in state.get("history", [])]
+    problems = acknowledgment_problems(text, state["cues"].words, task, earlier)
     if problems:
         return None, messages, answer, [f"fixed acknowledgment: the LLM's ({text!r}) {'; '.join(problems)}"]
     return text, messages, answer, []
@@ -88,13 +117,18 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     categories = safety.categories or [RiskCategory.SELF_HARM]
     config = runtime.context.config
     resources = config.safety.resources_for(categories)
-    opening, messages, answer, notes = acknowledgment(state, runtime, categories)
+    given = protocols_given(state)
+    repeat = all(c in given for c in protocol_categories(categories))
+    opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
+    if given & set(categories):
+        notes.append("said before in this session, so in its short form: "
+                     + ", ".join(c.value for c in protocol_categories(categories) if c in given))
     first = categories[0]
     empathy = EmpathyPlan(goal=PROTOCOLS.get(first, PROTOCOLS[RiskCategory.SELF_HARM]).goal,
                           strategy=STRATEGY.get(first, Strategy.AFFIRMATION),
                           rationale=f"risk assessment: {', '.join(c.value for c in categories)}")
     plan = ResponsePlan(
-        text=protocol_reply(categories, opening, resources),
+        text=protocol_reply(categories, opening, resources, given),
         speech=SpeechStyle(emotion=CoarseEmotion.NEUTRAL, rate=0.9, pitch=-0.5, energy=0.4),
         avatar=avatar_directives(state["emotion"], empathy.strategy, crisis=True),
         profile=state.get("profile") or config.profile,

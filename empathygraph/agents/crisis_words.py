@@ -2,10 +2,11 @@
 
 A crisis reply is one short sentence that acknowledges what the person said, then the
 fixed protocol for each category found (most urgent first), the configured resources and
-an offer to stay. The acknowledgment may come from the LLM, but only if it passes
+an offer to stay. Said again in one session, a category's protocol is its short form: the step
+that matters now, not the whole text a second time. The acknowledgment may come from the LLM, but only if it passes
 :func:`acknowledgment_problems`: one sentence, no question, no advice, nothing about a
 method, means or place of harm, no blame, no mockery, nothing that makes it sound small, no alarm,
-not their own words said back. Otherwise a fixed
+not their own words said back, not about them instead of to them. Otherwise a fixed
 sentence for the category stands in. The protocol texts are conditional ("if you might
 act on this"), so a false alarm still reads as care, not as an accusation.
 """
@@ -13,20 +14,26 @@ act on this"), so a false alarm still reads as care, not as an accusation.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empathygraph.agents.reply_checks import said_back
+from empathygraph.agents.small_talk import Pleasantry
 from empathygraph.schemas import RiskCategory
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """What the listener says for one risk category: a fallback acknowledgment, then the fixed steps."""
+    """What the listener says for one risk category: a fallback acknowledgment, then the fixed steps.
+
+    ``again`` is the steps' short form, for a session that was given them already.
+    """
 
     acknowledgment: str
     steps: str
     goal: str
     danger: str  # what the acknowledgment must take seriously (told to the LLM that writes it)
+    again: str
 
 
 PROTOCOLS: dict[RiskCategory, Protocol] = {
@@ -36,6 +43,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "swallowed or taken, keep the packet to show them. Getting help quickly matters most.",
         goal="get them emergency medical help now",
         danger="their health, or someone's near them, is in danger right now",
+        again="If it is still an emergency, please call your local emergency number now.",
     ),
     RiskCategory.SELF_HARM: Protocol(
         acknowledgment="It sounds like you're carrying a huge amount of pain right now, and I'm really glad you told me.",
@@ -44,6 +52,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "yourself.",
         goal="keep them safe and connect them with crisis support now",
         danger="they may be thinking of ending their life or harming themselves",
+        again="If you might act on these thoughts, or you're not safe right now, please reach out now.",
     ),
     RiskCategory.HARM_TO_OTHERS: Protocol(
         acknowledgment="It sounds like these thoughts are weighing on you, and it took courage to say them.",
@@ -52,6 +61,8 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "a crisis line or your local emergency number now.",
         goal="keep everyone safe and connect them with help now",
         danger="they may hurt someone, or fear that they will",
+        again="If you feel you might act on these thoughts, please step away and call a crisis line or your local "
+              "emergency number now.",
     ),
     RiskCategory.ABUSE: Protocol(
         acknowledgment="Thank you for trusting me with this; what is happening to you is not okay, and it is not your fault.",
@@ -59,9 +70,19 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
               "When it is safe to, a confidential helpline can help you plan your next steps.",
         goal="affirm it is not their fault and connect them with help",
         danger="someone is harming, threatening or controlling them",
+        again="If you are in danger right now, please call your local emergency number.",
     ),
 }
 STAY = "I'm here with you, and I'd like to hear how you're doing right now."
+AGAIN = "What I said earlier still stands."
+AGAIN_ACKNOWLEDGMENT = "Thank you for telling me how things are with you."
+# A session given the protocol already that now only greets, thanks or says goodbye is answered in kind, by rule:
+# asked to acknowledge "ok thanks" as serious, the 1.5B model described the message or retold its task.
+AGAIN_PLEASANTRY: dict[Pleasantry, str] = {
+    "greeting": "I'm glad you came back to talk with me.",
+    "thanks": "You're welcome, and I'm glad you're still talking with me.",
+    "farewell": "Take good care of yourself until we talk again.",
+}
 FOLLOW_UP = ("I'm still thinking about what you told me earlier. If those feelings come back, or you're not safe, "
              "please reach out:")
 
@@ -86,11 +107,15 @@ _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you trie
 # person's own words may carry a fake helpline for the model to repeat).
 _CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|gov|uk|io)\b|\S+@\S+",
                       re.IGNORECASE)
+# Talk about the person instead of to them, the analysis voice ("They just said 'ok thanks', which is ...").
+_ABOUT_THEM = re.compile(r"\b(?:the (?:person|user|speaker)|they just (?:said|told|mentioned|wrote)|their (?:message|words))\b",
+                         re.IGNORECASE)
 MAX_WORDS = 30
 
 
-def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
-    """Why a generated acknowledgment of ``user_words`` may not stand (empty when it may)."""
+def acknowledgment_problems(text: str, user_words: str = "", task: str = "", earlier: Sequence[str] = ()) -> list[str]:
+    """Why a generated acknowledgment of ``user_words``, asked for by ``task``, may not stand (empty when it may);
+    ``earlier``: the listener's earlier replies in the session, which it may not say again."""
     problems = []
     stripped = text.strip()
     if not stripped:
@@ -98,6 +123,12 @@ def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
     if user_words and (run := said_back(stripped, user_words)):
         # Their words said back, in their own first person: "I'm scared I'll throw him out the window".
         problems.append(f'repeats their words ("{run} ...")')
+    if task and (run := said_back(stripped, task)):
+        # The task told back ("you told me something serious and you gave me the steps and where to get help").
+        problems.append(f'repeats the instructions ("{run} ...")')
+    if any(said_back(stripped, reply) for reply in earlier):
+        # The last turn's acknowledgment again, word for word, to "what should I do?".
+        problems.append("says an earlier reply again")
     if "?" in stripped:
         problems.append("asks a question")
     if len(re.findall(r"[.!]\s+\S", stripped)) > 0:
@@ -105,6 +136,7 @@ def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
     if len(stripped.split()) > MAX_WORDS:
         problems.append(f"longer than {MAX_WORDS} words")
     for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
+                          ("talks about them, not to them", _ABOUT_THEM),
                           ("makes it sound small", _MINIMISE), ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
         found = pattern.search(stripped)
         if found:
@@ -112,17 +144,39 @@ def acknowledgment_problems(text: str, user_words: str = "") -> list[str]:
     return problems
 
 
-def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str]) -> str:
+def protocol_categories(categories: list[RiskCategory]) -> list[RiskCategory]:
+    """The categories that have a protocol, most urgent first (self-harm's, the widest, when none has)."""
+    return [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
+
+
+def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str],
+                   given: frozenset[RiskCategory] = frozenset()) -> str:
     """The whole crisis reply: an acknowledgment, each category's steps (most urgent first), resources, presence.
 
     Args:
         categories: the categories found, most urgent first (at least one).
         acknowledgment: a sentence that passed :func:`acknowledgment_problems`, or None for the fixed one.
-        resources: the configured helplines and numbers, in order.
+        resources: the configured helplines and numbers, in order (always given in full).
+        given: categories whose protocol this session was given already: their short form. When every
+            category was, the reply says that the earlier words still stand.
     """
-    known = [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
-    opening = acknowledgment or PROTOCOLS[known[0]].acknowledgment
-    return " ".join([opening, *(PROTOCOLS[c].steps for c in known), *resources, STAY])
+    known = protocol_categories(categories)
+    repeat = all(c in given for c in known)
+    opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else PROTOCOLS[known[0]].acknowledgment)
+    steps = [PROTOCOLS[c].again if c in given else PROTOCOLS[c].steps for c in known]
+    return " ".join([opening, *([AGAIN] if repeat else []), *steps, *resources, STAY])
+
+
+def recalled(reply: str, protocol: bool) -> str | None:
+    """A reply as later prompts show it: a crisis reply's acknowledgment, or an ordinary reply without the careful
+    reminder, each naming what followed instead of repeating it (None: the reply as it is). Fed back whole, a
+    hundred words of helplines a turn grew every prompt by hundreds of tokens, and the model copied them."""
+    if protocol:
+        opening = re.split(r"(?<=[.!])\s+", reply.strip(), maxsplit=1)[0]
+        return f"{opening} (then the safety steps and where to get help)"
+    if FOLLOW_UP in reply:
+        return f"{reply[: reply.index(FOLLOW_UP)].strip()} (and a reminder of where to get help)"
+    return None
 
 
 def follow_up(resources: list[str]) -> str:

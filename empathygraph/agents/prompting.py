@@ -93,7 +93,7 @@ def words_block(words: str, history: Sequence[HistoryEntry] = ()) -> str:
         lines.append("Earlier in the conversation:")
         for entry in history:
             lines.append(f"Person: {one_line(entry.user)}")
-            lines.append(f"Listener: {one_line(entry.reply)}")
+            lines.append(f"Listener: {one_line(entry.reply_in_prompts)}")
         lines.append("")
     lines.append(f"The person now says: {quoted(words)}")
     return "\n".join(lines)

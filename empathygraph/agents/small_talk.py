@@ -26,7 +26,8 @@ _PARTS: dict[Pleasantry, str] = {
     "farewell": r"(?:bye(?:\s+for\s+now)?|goodbye|good\s*night|see\s+you(?:\s+(?:later|soon|tomorrow))?|"
                 r"talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow)|take\s+care|gotta\s+go|i\s+have\s+to\s+go)" + _ADDRESS,
 }
-_ANY_PART = "|".join(_PARTS.values())
+_FILLER = r"(?:ok(?:ay)?|alright|right|well|oh|cool|great)"  # goes with a pleasantry ("ok thanks"), is none alone
+_ANY_PART = "|".join([*_PARTS.values(), _FILLER])
 _ONLY_PLEASANTRIES = re.compile(rf"^\W*(?:(?:{_ANY_PART})(?:\W+|$))+$")
 
 # How each is read: what the face and voice follow, and what the reply is asked to do.

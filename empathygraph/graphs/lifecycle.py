@@ -11,6 +11,7 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from pydantic import Field
 
+from empathygraph.agents.crisis_words import recalled
 from empathygraph.agents.spec import AgentSpec, Node, Route
 from empathygraph.context import RunContext
 from empathygraph.graphs.sensing import SENSES, route_senses
@@ -102,6 +103,7 @@ def remember_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         arousal=emotion.arousal,
         strategy=empathy.strategy,
         risk=state["safety"].category if state["safety"] is not None else RiskCategory.NONE,
+        recalled=recalled(plan.text, plan.safety_protocol),
     )
     return {"history": [entry]}
 

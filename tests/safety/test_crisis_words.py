@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from empathygraph.agents.crisis_words import PROTOCOLS, STAY, acknowledgment_problems, follow_up, protocol_reply
+from empathygraph.agents.crisis_words import (
+    AGAIN,
+    AGAIN_ACKNOWLEDGMENT,
+    PROTOCOLS,
+    STAY,
+    acknowledgment_problems,
+    follow_up,
+    protocol_reply,
+)
 from empathygraph.config import SafetyConfig
 from empathygraph.schemas import RiskCategory
 
@@ -18,6 +26,8 @@ from empathygraph.schemas import RiskCategory
     "Try to think about the good things in your life.",
     "It sounds hard. But you are strong.",
     "I understand you feel grateful.",
+    "They just said 'ok thanks', which is a simple acknowledgment of what they just told you.",
+    "The person is going through something very hard.",
 ])
 def test_an_acknowledgment_that_asks_names_means_blames_or_advises_is_refused(text):
     assert acknowledgment_problems(text), text
@@ -31,9 +41,26 @@ def test_an_acknowledgment_that_says_their_words_back_is_refused():
     assert acknowledgment_problems("That sounds like a lot of anger to be holding at work.", said) == []
 
 
+def test_an_acknowledgment_that_tells_its_task_back_is_refused():
+    """Seen in a chat (2026-12-01): asked for the protocol's second acknowledgment, the 1.5B model retold its task."""
+    task = ("Earlier they told you something serious, and you gave them the steps and where to get help. "
+            "In one short, warm sentence said to them, answer what they just said.")
+    retold = "you told me something serious and you gave me the steps and where to get help"
+    assert any("repeats the instructions" in p for p in acknowledgment_problems(retold, "ok", task))
+    assert acknowledgment_problems("I'm glad you're still here with me.", "ok", task) == []
+
+
+def test_an_acknowledgment_said_in_an_earlier_reply_is_refused():
+    said = "I understand how hard it must be to stay late every night with more work piled on."
+    earlier = [f"{said} (then the safety steps and where to get help)"]
+    assert "says an earlier reply again" in acknowledgment_problems(said, "what should I do?", earlier=earlier)
+    assert acknowledgment_problems("Asking what to do next makes sense.", "what should I do?", earlier=earlier) == []
+
+
 @pytest.mark.parametrize("text", [
     "That sounds like an unbearable amount of pain to be carrying on your own.",
     "I'm so sorry you've been living with this fear at home.",
+    "What they said to you was cruel, and you didn't deserve any of it.",
 ])
 def test_a_warm_reflection_passes(text):
     assert acknowledgment_problems(text) == []
@@ -82,6 +109,26 @@ def test_a_passing_acknowledgment_replaces_the_fixed_one():
     own = "That sounds frightening, and you deserved to be safe."
     reply = protocol_reply([RiskCategory.ABUSE], own, ["R"])
     assert reply.startswith(own) and PROTOCOLS[RiskCategory.ABUSE].acknowledgment not in reply
+
+
+def test_a_protocol_given_before_in_the_session_is_said_in_its_short_form_with_every_resource():
+    resources = SafetyConfig().resources_for([RiskCategory.SELF_HARM])
+    reply = protocol_reply([RiskCategory.SELF_HARM], None, resources, frozenset({RiskCategory.SELF_HARM}))
+    assert reply.startswith(f"{AGAIN_ACKNOWLEDGMENT} {AGAIN} {PROTOCOLS[RiskCategory.SELF_HARM].again}")
+    assert PROTOCOLS[RiskCategory.SELF_HARM].steps not in reply
+    assert all(r in reply for r in resources) and reply.endswith(STAY)
+    assert len(reply.split()) < len(protocol_reply([RiskCategory.SELF_HARM], None, resources).split())
+
+
+def test_a_new_category_in_a_careful_session_gets_its_whole_protocol_first():
+    reply = protocol_reply([RiskCategory.ABUSE, RiskCategory.SELF_HARM], None, ["R"], frozenset({RiskCategory.SELF_HARM}))
+    assert reply.startswith(PROTOCOLS[RiskCategory.ABUSE].acknowledgment) and AGAIN not in reply
+    assert reply.index(PROTOCOLS[RiskCategory.ABUSE].steps) < reply.index(PROTOCOLS[RiskCategory.SELF_HARM].again)
+
+
+def test_every_short_form_still_says_what_to_do_now():
+    for category, protocol in PROTOCOLS.items():
+        assert "now" in protocol.again and len(protocol.again.split()) < len(protocol.steps.split()), category
 
 
 def test_the_follow_up_lists_the_resources():

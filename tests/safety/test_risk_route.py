@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from langchain_core.messages import BaseMessage
 
-from empathygraph.agents.crisis_words import FOLLOW_UP, PROTOCOLS
+from empathygraph.agents.crisis_words import AGAIN, AGAIN_PLEASANTRY, FOLLOW_UP, PROTOCOLS
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.backbones.yes_no import YesNoReading
-from empathygraph.schemas import RiskCategory, SafetyAssessment, VoiceCue
+from empathygraph.schemas import RiskCategory, RiskSignal, SafetyAssessment, VoiceCue
 from empathygraph.session import Empathizer
 from empathygraph.state import TurnInput
 from empathygraph.tools.risk import RiskScreen
@@ -62,6 +62,54 @@ def test_the_session_stays_careful_and_the_reminder_follows_the_settled_reply():
     assert later.safety.careful and not later.safety.at_risk
     assert later.plan.text.startswith("I'm so sorry") and FOLLOW_UP in later.plan.text and "988" in later.plan.text
     assert [s.source for s in later.safety.signals if s.source == "session"] == ["session"]
+
+
+def test_a_disclosure_repeated_in_a_session_gets_the_short_protocol_and_every_resource():
+    model = scripted()
+    empathizer = make_empathizer(model)
+    first = empathizer.respond("I want to end my life.", session_id="s")
+    again = empathizer.respond("I still want to die. Nothing has changed.", session_id="s")
+    assert steps(again) == PROTOCOL_STEPS and again.plan.safety_protocol
+    assert PROTOCOLS[RiskCategory.SELF_HARM].steps in first.plan.text
+    assert PROTOCOLS[RiskCategory.SELF_HARM].steps not in again.plan.text
+    assert f"{AGAIN} {PROTOCOLS[RiskCategory.SELF_HARM].again}" in again.plan.text
+    assert again.plan.resources == first.plan.resources and all(r in again.plan.text for r in first.plan.resources)
+    assert "Earlier they told you" in str(model.calls_for("AcknowledgmentDraft")[-1].messages[-1].content)
+    assert any("short form: self_harm" in note for note in again.last("crisis_protocol").notes)
+    other = empathizer.respond("My stepdad comes into my room at night and I'm scared to sleep.", session_id="s")
+    assert PROTOCOLS[RiskCategory.ABUSE].steps in other.plan.text
+
+
+def test_thanks_after_the_protocol_is_answered_in_kind_by_rule_and_keeps_the_short_protocol():
+    model = scripted()
+    empathizer = make_empathizer(model)
+    empathizer.respond("I want to end my life.", session_id="s")
+    asked = len(model.calls_for("AcknowledgmentDraft"))
+    screen = SafetyAssessment(category=RiskCategory.SELF_HARM, categories=[RiskCategory.SELF_HARM], score=0.5,
+                              signals=[RiskSignal(source="context", score=0.5, threshold=0.2, fired=True,
+                                                  categories=[RiskCategory.SELF_HARM])])
+    empathizer.toolbox.screen_safety = lambda *args, **kwargs: screen  # the earlier words, read again, fire
+    thanks = empathizer.respond("ok thanks", session_id="s")
+    assert thanks.plan.safety_protocol and thanks.plan.text.startswith(AGAIN_PLEASANTRY["thanks"])
+    assert PROTOCOLS[RiskCategory.SELF_HARM].again in thanks.plan.text and "988" in thanks.plan.text
+    assert len(model.calls_for("AcknowledgmentDraft")) == asked
+
+
+def test_later_prompts_recall_the_protocol_by_name_not_word_for_word():
+    model = scripted()
+    empathizer = make_empathizer(model)
+    first = empathizer.respond("I want to end my life.", session_id="s")
+    later = empathizer.respond("Work was long today, I'm just tired.", session_id="s")
+    shown = str(model.calls[-1].messages[1].content)
+    opening = first.plan.text.split(". ")[0]
+    assert f"Listener: {opening}. (then the safety steps and where to get help)" in shown
+    assert "988" not in shown and PROTOCOLS[RiskCategory.SELF_HARM].steps not in shown
+    third = empathizer.respond("Still tired.", session_id="s")
+    assert FOLLOW_UP in later.plan.text and third.plan is not None
+    shown = str(model.calls[-1].messages[1].content)
+    assert "(and a reminder of where to get help)" in shown and FOLLOW_UP not in shown
+    history = empathizer.history("s")
+    assert history[0].reply == first.plan.text and history[1].reply == later.plan.text  # the session keeps every word
 
 
 def test_reflection_cannot_remove_the_reminder_it_never_sees():
