@@ -10,6 +10,7 @@ import pytest
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
     agrees_unasked,
+    talks_about_them,
     asks_as_them,
     asks_stock_question,
     borrows_example,
@@ -226,3 +227,11 @@ def test_out_of_rounds_a_reply_whose_words_are_still_wrong_is_replaced_by_one_by
     assert len(reflections) == 2 and any("a reply by rule was sent instead" in n for n in reflections[-1].notes)
     assert "I can't sleep" not in result.plan.text
     assert result.plan.text == fallback_reply(result.emotion, result.empathy.strategy)
+
+
+def test_a_reply_in_the_analysis_voice_is_refused_but_the_person_they_speak_of_is_fine():
+    """Seen reading ED valid replies (2026-12-01): the analysis written to the person as the reply."""
+    assert talks_about_them("The person seems to be feeling very sad about losing their mother. Can you tell me more?")
+    assert talks_about_them("They just said 'ok thanks', which is a simple acknowledgment.")
+    assert talks_about_them("Did the person who took your bike ever give it back?") is None
+    assert talks_about_them("Their words must have stung after all you did for them.") is None

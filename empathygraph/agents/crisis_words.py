@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from empathygraph.agents.reply_checks import said_back
+from empathygraph.agents.reply_checks import ABOUT_THEM, said_back
 from empathygraph.agents.small_talk import Pleasantry
 from empathygraph.schemas import RiskCategory
 
@@ -107,9 +107,6 @@ _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you trie
 # person's own words may carry a fake helpline for the model to repeat).
 _CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|gov|uk|io)\b|\S+@\S+",
                       re.IGNORECASE)
-# Talk about the person instead of to them, the analysis voice ("They just said 'ok thanks', which is ...").
-_ABOUT_THEM = re.compile(r"\b(?:the (?:person|user|speaker)|they just (?:said|told|mentioned|wrote)|their (?:message|words))\b",
-                         re.IGNORECASE)
 MAX_WORDS = 30
 
 
@@ -136,7 +133,7 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
     if len(stripped.split()) > MAX_WORDS:
         problems.append(f"longer than {MAX_WORDS} words")
     for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
-                          ("talks about them, not to them", _ABOUT_THEM),
+                          ("talks about them, not to them", ABOUT_THEM),
                           ("makes it sound small", _MINIMISE), ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
         found = pattern.search(stripped)
         if found:

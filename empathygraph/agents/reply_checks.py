@@ -95,6 +95,19 @@ def agrees_unasked(reply: str, user_words: str) -> str | None:
     return None
 
 
+# The analysis voice: the person talked about instead of to ("The person seems to be feeling very sad about ...",
+# 1 of ~410 replies kept from the project's runs; "They just said 'ok thanks', which is ..." as a crisis opening).
+ABOUT_THEM = re.compile(r"\b(?:the (?:person|user|speaker) (?:seems|appears|is feeling|feels|might be|may be|said|says|"
+                        r"mentioned|wants)|they just (?:said|told|mentioned|wrote))\b", re.IGNORECASE)
+
+
+def talks_about_them(reply: str) -> str | None:
+    """The reply speaks of "the person" (or what "they just said") instead of to them."""
+    if match := ABOUT_THEM.search(reply):
+        return f'the reply talks about them ("{match.group(0)}") instead of to them; say "you"'
+    return None
+
+
 _MY = re.compile(r"\bmy\s+([a-z][a-z'-]*)")
 
 
@@ -204,7 +217,7 @@ def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
              restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
-             agrees_unasked(reply, user_words),
+             agrees_unasked(reply, user_words), talks_about_them(reply),
              None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]
 

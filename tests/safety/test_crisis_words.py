@@ -27,7 +27,7 @@ from empathygraph.schemas import RiskCategory
     "It sounds hard. But you are strong.",
     "I understand you feel grateful.",
     "They just said 'ok thanks', which is a simple acknowledgment of what they just told you.",
-    "The person is going through something very hard.",
+    "The person seems to be going through something very hard.",
 ])
 def test_an_acknowledgment_that_asks_names_means_blames_or_advises_is_refused(text):
     assert acknowledgment_problems(text), text
