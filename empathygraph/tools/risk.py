@@ -101,14 +101,6 @@ def probe_signal(reading: ProbeReading) -> RiskSignal:
                       detail="the LLM's hidden states over the words; averaged into the classifier's score")
 
 
-def with_probe(scores: RiskScores, probe: ProbeReading | None) -> RiskScores:
-    """The classifier's any-risk score averaged with the probe's reading of this turn (unchanged without one)."""
-    if probe is None:
-        return scores
-    return replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
-                   where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
-
-
 class RiskScreen:
     """Patterns, the classifier over the message and its sentences, and over the last few turns together.
 
@@ -128,9 +120,8 @@ class RiskScreen:
             words: everything the person said this turn (typed and transcribed).
             earlier: their earlier messages in this session, oldest first (read together with this one).
             careful: the session disclosed risk before; the classifier fires from its lower (gray) threshold.
-            probe: the risk probe's reading of these words (read after the conversation so far); the
-                classifier's scores over the message and over the last turns together are then each the
-                mean of its own and the probe's, at the probe's thresholds (calibrated on that mean).
+            probe: the risk probe's reading of these words; the classifier's score over the message is then
+                the mean of its own and the probe's, at the probe's thresholds (calibrated on that mean).
         """
         hits = safety.find(words)
         signals = [pattern_signal(hits)]
@@ -138,13 +129,15 @@ class RiskScreen:
             pieces = [words, *sentences(words)]
             together = " ".join([*earlier, words]) if earlier else None
             probs = self.probabilities(pieces + ([together] if together else []))
-            thresholds = self.thresholds if probe is None else probe.thresholds
+            scores, thresholds = scores_of(pieces, probs[: len(pieces)]), self.thresholds
             if probe is not None:
+                scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
+                                 where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
+                thresholds = probe.thresholds
                 signals.append(probe_signal(probe))
-            threshold = thresholds.gray if careful else None
-            scores = with_probe(scores_of(pieces, probs[: len(pieces)]), probe)
-            signals.append(classifier_signal(scores, thresholds, threshold=threshold))
+            signals.append(classifier_signal(scores, thresholds, threshold=thresholds.gray if careful else None))
             if together:
-                scores = with_probe(scores_of([together], probs[len(pieces):]), probe)
-                signals.append(classifier_signal(scores, thresholds, source="context", threshold=threshold))
+                threshold = self.thresholds.gray if careful else self.thresholds.threshold
+                signals.append(classifier_signal(scores_of([together], probs[len(pieces):]), self.thresholds,
+                                                 source="context", threshold=threshold))
         return combine(signals, matched=[h.phrase for h in hits], careful=careful)

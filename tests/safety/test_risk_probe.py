@@ -61,20 +61,6 @@ def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_threshol
     assert careful.at_risk and next(s for s in careful.signals if s.source == "classifier").threshold == 0.3
 
 
-def test_the_several_turn_text_is_averaged_with_the_probe_too():
-    """The encoder alone over the joined turns fired at its own low threshold on safe chats; with the probe read,
-    the joined text's score is the mean of both, at the probe's thresholds, like the message's."""
-    screen = RiskScreen(calm, SCREEN)
-    earlier = ["My teenage daughter is driving me round the bend."]
-    low = screen.assess("Anyway, dinner's nearly ready.", earlier, probe=ProbeReading(0.05, WITH_PROBE))
-    context = next(s for s in low.signals if s.source == "context")
-    assert context.score == pytest.approx(0.175) and context.threshold == 0.4 and not low.at_risk
-    high = screen.assess("Anyway, dinner's nearly ready.", earlier, probe=ProbeReading(0.7, WITH_PROBE))
-    assert next(s for s in high.signals if s.source == "context").fired
-    careful = screen.assess("Anyway, dinner's nearly ready.", earlier, careful=True, probe=ProbeReading(0.05, WITH_PROBE))
-    assert next(s for s in careful.signals if s.source == "context").threshold == 0.3
-
-
 class ProbingToolBox(ToolBox):
     """The calm classifier above and the probe; the real screen combines them."""
 
