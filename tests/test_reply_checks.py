@@ -10,6 +10,7 @@ import pytest
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
     agrees_unasked,
+    asked_of_them,
     talks_about_them,
     asks_as_them,
     asks_stock_question,
@@ -235,3 +236,29 @@ def test_a_reply_in_the_analysis_voice_is_refused_but_the_person_they_speak_of_i
     assert talks_about_them("They just said 'ok thanks', which is a simple acknowledgment.")
     assert talks_about_them("Did the person who took your bike ever give it back?") is None
     assert talks_about_them("Their words must have stung after all you did for them.") is None
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("What's making it so difficult for me to focus and stay calm?",
+     "What's making it so difficult for you to focus and stay calm?"),
+    ("What can I do to apologize?", "What can you do to apologize?"),
+    ("Am I wrong to miss him this much?", "Are you wrong to miss him this much?"),
+    ("How about we go out for a meal together?", None),  # asked of them, "we" would change what is asked
+    ("What was his name?", None),
+    ("My mind goes blank.", None),
+])
+def test_a_question_in_their_voice_is_asked_of_them(question, asked):
+    assert asked_of_them(question) == asked
+
+
+def test_the_readme_scenarios_draft_keeps_its_question_asked_of_them():
+    """The README scenario's first draft (2026-12-01): their words said back, then a question in their voice."""
+    from empathygraph.agents.response import drop_flagged_sentences
+
+    said = "My chemistry final is tomorrow morning and my mind just goes blank every time I open my notes. I can't sleep."
+    draft = ("Your chemistry final is tomorrow morning and your mind just goes blank every time you open your notes. "
+             "What's making it so difficult for me to focus and stay calm?")
+    reply, dropped = drop_flagged_sentences(draft, said, [])
+    assert reply == "What's making it so difficult for you to focus and stay calm?" and dropped == [draft.split(". ")[0] + "."]
+    told_back = "your chemistry final is tomorrow morning and my mind just goes blank every time I open my notes, is it?"
+    assert drop_flagged_sentences(told_back, said, []) == (told_back, [])  # asked of them it still says their words

@@ -152,6 +152,28 @@ def asks_as_them(reply: str) -> str | None:
     return None
 
 
+# "I"/"me"/"my" said to them as "you"/"your", with the verb forms that change with it; "we/us/our" are left
+# alone: "How about we go out?" asked of them would change what is asked.
+_TO_YOU = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
+           "i've": "you've", "i'd": "you'd", "i'll": "you'll", "i am": "you are", "am i": "are you",
+           "i was": "you were", "was i": "were you"}
+_TO_YOU_WORDS = re.compile(r"\b(?:i am|am i|i was|was i|i'm|i've|i'd|i'll|i|me|my|mine|myself)\b", re.IGNORECASE)
+_PLURAL_FIRST_PERSON = re.compile(r"\b(?:we|us|our|ours|ourselves|we're|we've|we'd|we'll)\b", re.IGNORECASE)
+
+
+def asked_of_them(question: str) -> str | None:
+    """A question asked in the person's voice, asked of them instead ("What's making it so hard for me to focus?"
+    -> "What's making it so hard for you to focus?"); None when it is not one such question or says "we"."""
+    if not question.rstrip().endswith("?") or not asks_as_them(question) or _PLURAL_FIRST_PERSON.search(question):
+        return None
+
+    def to_you(match: re.Match[str]) -> str:
+        said = _TO_YOU[match.group(0).lower()]
+        return said.capitalize() if match.start() == 0 else said
+
+    return _TO_YOU_WORDS.sub(to_you, question)
+
+
 def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("s")
 

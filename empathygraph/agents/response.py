@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
-from empathygraph.agents.reply_checks import reply_problems
+from empathygraph.agents.reply_checks import asked_of_them, reply_problems
 from empathygraph.agents.small_talk import REPLY_HINT, Pleasantry, pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
@@ -116,16 +116,29 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
+def mend_sentence(sentence: str, user_words: str, labels: list[str], *, advice_ok: bool = True) -> str | None:
+    """``sentence`` as it may stand: itself when the reply checks find nothing, a question asked in their voice
+    asked of them when that is all that was wrong ("... for me to focus?" -> "... for you to focus?"), else None."""
+    if not reply_problems(sentence, user_words, labels, advice_ok=advice_ok):
+        return sentence
+    mended = asked_of_them(sentence)
+    if mended is not None and not reply_problems(mended, user_words, labels, advice_ok=advice_ok):
+        return mended
+    return None
+
+
 def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str], *,
                            advice_ok: bool = True) -> tuple[str, list[str]]:
     """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
-    their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are."""
+    their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are.
+    A question asked in their voice is asked of them instead (it is not counted as flagged)."""
     labels = list(labels)
     sentences = split_sentences(reply)
-    flagged = [s for s in sentences if reply_problems(s, user_words, labels, advice_ok=advice_ok)]
-    if not flagged or len(flagged) == len(sentences):
+    mended = [mend_sentence(s, user_words, labels, advice_ok=advice_ok) for s in sentences]
+    flagged = [s for s, kept in zip(sentences, mended, strict=True) if kept is None]
+    if len(flagged) == len(sentences):
         return reply, []
-    return " ".join(s for s in sentences if s not in flagged), flagged
+    return " ".join(kept for kept in mended if kept is not None), flagged
 
 
 def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False) -> str:
@@ -195,9 +208,12 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
         labels = {emotion.emotion.value, emotion.coarse.value}
+        drafted = split_sentences(reply)
         reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
+        if asked := [sentence for sentence in split_sentences(reply) if sentence not in drafted]:
+            notes.append("asked of them, not in their voice: " + " ".join(asked))
     if revising and reply == previous.text:
         notes.append("the rewrite came out the same as the reply it replaces")
     plan = ResponsePlan(
