@@ -10,6 +10,7 @@ import pytest
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
     agrees_unasked,
+    asks_for_tips,
     asked_of_them,
     talks_about_them,
     asks_as_them,
@@ -262,3 +263,11 @@ def test_the_readme_scenarios_draft_keeps_its_question_asked_of_them():
     assert reply == "What's making it so difficult for you to focus and stay calm?" and dropped == [draft.split(". ")[0] + "."]
     told_back = "your chemistry final is tomorrow morning and my mind just goes blank every time I open my notes, is it?"
     assert drop_flagged_sentences(told_back, said, []) == (told_back, [])  # asked of them it still says their words
+
+
+def test_a_question_that_asks_them_for_tips_is_refused():
+    """Stored graph replies (9 of 456): the listener asking the person for advice."""
+    assert asks_for_tips("Three years is a long time. Do you have any tips for staying motivated at work?")
+    assert asks_for_tips("Do you have any ideas for fun things to do with your grandkids?")
+    assert asks_for_tips("Any ideas what you want to do next?") is None  # about their plan
+    assert asks_for_tips("I could give you some tips, if you like.") is None  # not a question to them

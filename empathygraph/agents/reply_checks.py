@@ -174,6 +174,20 @@ def asked_of_them(question: str) -> str | None:
     return _TO_YOU_WORDS.sub(to_you, question)
 
 
+# Asking the person for tips, as if they came to advise ("Do you have any tips for staying motivated at work?" to
+# someone who has eaten lunch alone for three years): 9 of 456 stored graph replies, 0 of 5,738 ED valid listener turns.
+_ASKS_FOR_TIPS = re.compile(r"\b(?:(?:any|some|your)\s+(?:tips|advice|suggestions|recommendations|pointers)|"
+                            r"(?:any|some)\s+ideas\s+(?:for|on|about))\b[^.!?]*\?", re.IGNORECASE)
+
+
+def asks_for_tips(reply: str) -> str | None:
+    """A question that asks them for tips or advice instead of about what they told you."""
+    if match := _ASKS_FOR_TIPS.search(reply):
+        return (f'the question asks them for advice ("{match.group(0).strip()}"); they came to be heard: ask about '
+                "what they told you")
+    return None
+
+
 def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("s")
 
@@ -239,7 +253,7 @@ def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice
     found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
              restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
-             agrees_unasked(reply, user_words), talks_about_them(reply),
+             agrees_unasked(reply, user_words), talks_about_them(reply), asks_for_tips(reply),
              None if advice_ok else gives_advice(reply)]
     return [problem for problem in found if problem]
 
