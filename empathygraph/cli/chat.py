@@ -18,7 +18,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from empathygraph.cli.common import ConfigOption, SessionOption, SetOption, console, fail, run_config
+from empathygraph.cli.common import (
+    ConfigOption,
+    SessionOption,
+    SetOption,
+    console,
+    drop_live_sentences,
+    fail,
+    run_config,
+)
 from empathygraph.errors import EmpathyGraphError
 from empathygraph.files import inside, safe_name
 from empathygraph.session import Empathizer, TurnResult
@@ -77,6 +85,7 @@ def chat_turn(empathizer: Empathizer, turn: TurnInput | None, session_id: str, o
     turn_dir = out_dir / f"turn-{len(empathizer.history(session_id)) + 1}"
     result = show_live(out, empathizer.events(turn, session_id=session_id, out_dir=turn_dir if media else None))
     result.write(turn_dir)
+    drop_live_sentences(turn_dir)
     result.write(out_dir, append_trace=True)  # the whole conversation in one trace
     out.print(f"[bold magenta]listener:[/bold magenta] {escape(result.reply)}")
     out.print(summary(result), highlight=False)

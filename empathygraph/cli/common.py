@@ -33,3 +33,13 @@ def run_config(path: Path | None, overrides: list[str] | None) -> Config:
 def slug(text: str) -> str:
     """``text`` as a folder or session name."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "session"
+
+
+def drop_live_sentences(turn_dir: Path) -> None:
+    """Remove the audio of each sentence spoken while the reply was written (withdrawn drafts' included) once
+    ``reply.wav`` holds the reply whole; without it they are the turn's only audio and stay."""
+    from empathygraph.generators.live import SENTENCE_FILE
+
+    if (turn_dir / "reply.wav").is_file():
+        for path in turn_dir.glob(SENTENCE_FILE.split("{")[0] + "*.wav"):
+            path.unlink(missing_ok=True)

@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from empathygraph.cli.common import ConfigOption, SessionOption, SetOption, console, fail, run_config, slug
+from empathygraph.cli.common import (
+    ConfigOption,
+    SessionOption,
+    SetOption,
+    console,
+    drop_live_sentences,
+    fail,
+    run_config,
+    slug,
+)
 from empathygraph.errors import EmpathyGraphError
 
 
@@ -46,6 +55,7 @@ def run(
                 console, empathizer.events(turn, session_id=session_id, out_dir=turn_dir if media else None)
             )
             written = result.write(turn_dir)
+            drop_live_sentences(turn_dir)
             if turn_dir != out_dir:  # a multi-turn run also keeps one trace of the whole session
                 result.write(out_dir, append_trace=True)
             console.print(f"[bold magenta]listener:[/bold magenta] {result.reply}")

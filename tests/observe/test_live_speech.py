@@ -194,3 +194,15 @@ def test_a_turn_renders_the_same_speech_as_before(tmp_path):
     direct = np.concatenate([c.audio for c in renderer.speech.stream(plan.text, plan.speech, plan.profile)])
     audio, _ = read_wav(media.files["audio"])
     assert media.settings["sentences"] == 2 and len(audio) == pytest.approx(len(direct), rel=0.15)
+
+
+def test_the_cli_drops_the_live_sentences_once_the_whole_reply_is_written(tmp_path):
+    from empathygraph.cli.common import drop_live_sentences
+
+    for name in ("sentence-000.wav", "sentence-001.wav", "avatar.mp4"):
+        (tmp_path / name).write_bytes(b"x")
+    drop_live_sentences(tmp_path)  # no reply.wav: the sentences are the turn's only audio
+    assert (tmp_path / "sentence-000.wav").is_file()
+    (tmp_path / "reply.wav").write_bytes(b"x")
+    drop_live_sentences(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["avatar.mp4", "reply.wav"]
