@@ -5,8 +5,9 @@ the turn: one short sentence that acknowledges what the person said (written by 
 and kept only if it passes the rules in ``crisis_words``, else a fixed one), then the fixed
 protocol for every category found, the configured resources, and an offer to stay. It skips
 reflection, so no later step can soften or remove it. A category whose protocol the session was
-given already is said in its short form (``crisis_words.protocol_reply``): the step that matters
-now and the resources again, not the same hundred words after "ok thanks".
+given already, on a turn that fires only because the earlier words are read again, is said in its
+short form (``crisis_words.protocol_reply``): the step that matters now and the resources again,
+not the same hundred words after "ok thanks". A new disclosure gets the whole protocol again.
 
 A session that disclosed risk stays careful: on its later turns the ordinary agents answer,
 and ``stay_careful`` (after reflection, before rendering) adds a fixed reminder with the
@@ -30,6 +31,7 @@ from empathygraph.agents.crisis_words import (
 )
 from empathygraph.agents.expression import avatar_directives
 from empathygraph.agents.prompting import build_messages, exchange
+from empathygraph.agents.risk import disclosed_now
 from empathygraph.agents.small_talk import pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
@@ -117,7 +119,9 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     categories = safety.categories or [RiskCategory.SELF_HARM]
     config = runtime.context.config
     resources = config.safety.resources_for(categories)
-    given = protocols_given(state)
+    # A new disclosure gets the whole protocol again ("I counted out the pills tonight" after "I won't need my
+    # things much longer"); the short form is for turns that fire only because the earlier words are read again.
+    given = frozenset() if disclosed_now(runtime.context, safety) else protocols_given(state)
     repeat = all(c in given for c in protocol_categories(categories))
     opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
     if given & set(categories):

@@ -112,6 +112,16 @@ def screen_thresholds(context: RunContext, assessment: SafetyAssessment) -> Risk
     return model.thresholds if model else None
 
 
+def disclosed_now(context: RunContext, assessment: SafetyAssessment) -> bool:
+    """Whether this turn's own words carry the risk, as they would in a fresh session: a phrase pattern, the LLM, or
+    the classifier at its ordinary threshold. False when it fired only from the earlier turns read again (the
+    several-turn text, or the lower threshold of a careful session)."""
+    thresholds = screen_thresholds(context, assessment)
+    return any(s.fired and (s.source in ("patterns", "llm") or (
+        s.source == "classifier" and (thresholds is None or s.score >= thresholds.threshold)))
+        for s in assessment.signals)
+
+
 def session_signal(history: list[HistoryEntry]) -> RiskSignal | None:
     """An earlier disclosure in this session, for the trace (it keeps the session careful; it does not route)."""
     earlier = [entry for entry in history if entry.risk is not RiskCategory.NONE]

@@ -64,11 +64,20 @@ def test_the_session_stays_careful_and_the_reminder_follows_the_settled_reply():
     assert [s.source for s in later.safety.signals if s.source == "session"] == ["session"]
 
 
-def test_a_disclosure_repeated_in_a_session_gets_the_short_protocol_and_every_resource():
+def reread(category: RiskCategory = RiskCategory.SELF_HARM) -> SafetyAssessment:
+    """A screen that fires only on the earlier words read again (the several-turn text)."""
+    return SafetyAssessment(category=category, categories=[category], score=0.5,
+                            signals=[RiskSignal(source="context", score=0.5, threshold=0.2, fired=True,
+                                                categories=[category])])
+
+
+def test_a_turn_that_fires_on_the_earlier_words_gets_the_short_protocol_and_a_new_disclosure_the_whole():
     model = scripted()
     empathizer = make_empathizer(model)
+    screen = empathizer.toolbox.screen_safety
     first = empathizer.respond("I want to end my life.", session_id="s")
-    again = empathizer.respond("I still want to die. Nothing has changed.", session_id="s")
+    empathizer.toolbox.screen_safety = lambda *args, **kwargs: reread()
+    again = empathizer.respond("I don't know what to say.", session_id="s")
     assert steps(again) == PROTOCOL_STEPS and again.plan.safety_protocol
     assert PROTOCOLS[RiskCategory.SELF_HARM].steps in first.plan.text
     assert PROTOCOLS[RiskCategory.SELF_HARM].steps not in again.plan.text
@@ -76,6 +85,9 @@ def test_a_disclosure_repeated_in_a_session_gets_the_short_protocol_and_every_re
     assert again.plan.resources == first.plan.resources and all(r in again.plan.text for r in first.plan.resources)
     assert "Earlier they told you" in str(model.calls_for("AcknowledgmentDraft")[-1].messages[-1].content)
     assert any("short form: self_harm" in note for note in again.last("crisis_protocol").notes)
+    empathizer.toolbox.screen_safety = screen
+    worse = empathizer.respond("I still want to die. I counted out the pills tonight.", session_id="s")
+    assert PROTOCOLS[RiskCategory.SELF_HARM].steps in worse.plan.text and AGAIN not in worse.plan.text
     other = empathizer.respond("My stepdad comes into my room at night and I'm scared to sleep.", session_id="s")
     assert PROTOCOLS[RiskCategory.ABUSE].steps in other.plan.text
 
@@ -85,10 +97,7 @@ def test_thanks_after_the_protocol_is_answered_in_kind_by_rule_and_keeps_the_sho
     empathizer = make_empathizer(model)
     empathizer.respond("I want to end my life.", session_id="s")
     asked = len(model.calls_for("AcknowledgmentDraft"))
-    screen = SafetyAssessment(category=RiskCategory.SELF_HARM, categories=[RiskCategory.SELF_HARM], score=0.5,
-                              signals=[RiskSignal(source="context", score=0.5, threshold=0.2, fired=True,
-                                                  categories=[RiskCategory.SELF_HARM])])
-    empathizer.toolbox.screen_safety = lambda *args, **kwargs: screen  # the earlier words, read again, fire
+    empathizer.toolbox.screen_safety = lambda *args, **kwargs: reread()  # the earlier words, read again, fire
     thanks = empathizer.respond("ok thanks", session_id="s")
     assert thanks.plan.safety_protocol and thanks.plan.text.startswith(AGAIN_PLEASANTRY["thanks"])
     assert PROTOCOLS[RiskCategory.SELF_HARM].again in thanks.plan.text and "988" in thanks.plan.text
