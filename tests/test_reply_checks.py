@@ -10,10 +10,9 @@ import pytest
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
     agrees_unasked,
-    asks_for_tips,
     asked_of_them,
-    talks_about_them,
     asks_as_them,
+    asks_for_tips,
     asks_stock_question,
     borrows_example,
     echoed_harm,
@@ -24,6 +23,7 @@ from empathygraph.agents.reply_checks import (
     restates,
     speaks_as_them,
     stock_opening,
+    talks_about_them,
 )
 from tests.conftest import make_empathizer, scripted, test_config
 
