@@ -26,6 +26,7 @@ from empathygraph.agents.crisis_words import (
     PROTOCOLS,
     acknowledgment_problems,
     follow_up,
+    given_before,
     protocol_categories,
     protocol_reply,
 )
@@ -122,8 +123,7 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     # A new disclosure gets the whole protocol again ("I counted out the pills tonight" after "I won't need my
     # things much longer"); the short form is for turns that fire only because the earlier words are read again.
     given = frozenset() if disclosed_now(runtime.context, safety) else protocols_given(state)
-    repeat = all(c in given for c in protocol_categories(categories))
-    opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
+    opening, messages, answer, notes = acknowledgment(state, runtime, categories, given_before(categories, given))
     if given & set(categories):
         notes.append("said before in this session, so in its short form: "
                      + ", ".join(c.value for c in protocol_categories(categories) if c in given))

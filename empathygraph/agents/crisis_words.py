@@ -146,6 +146,11 @@ def protocol_categories(categories: list[RiskCategory]) -> list[RiskCategory]:
     return [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
 
 
+def given_before(categories: list[RiskCategory], given: frozenset[RiskCategory]) -> bool:
+    """Whether the session was given the protocol of every category found (the reply is then its short form)."""
+    return all(c in given for c in protocol_categories(categories))
+
+
 def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str],
                    given: frozenset[RiskCategory] = frozenset()) -> str:
     """The whole crisis reply: an acknowledgment, each category's steps (most urgent first), resources, presence.
@@ -157,8 +162,7 @@ def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, r
         given: categories whose protocol this session was given already: their short form. When every
             category was, the reply says that the earlier words still stand.
     """
-    known = protocol_categories(categories)
-    repeat = all(c in given for c in known)
+    known, repeat = protocol_categories(categories), given_before(categories, given)
     opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else PROTOCOLS[known[0]].acknowledgment)
     steps = [PROTOCOLS[c].again if c in given else PROTOCOLS[c].steps for c in known]
     return " ".join([opening, *([AGAIN] if repeat else []), *steps, *resources, STAY])
