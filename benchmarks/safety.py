@@ -137,11 +137,11 @@ def remembered(assess: Assess) -> Assess:
     return again
 
 
-def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str],
+def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], conversations: Sequence[SafetyConversation],
                  timing_texts: Sequence[str]) -> tuple[Assess, list[float]]:
-    """The screen with the risk probe averaged in, as a turn's read step runs it (each message read alone,
-    the states of ``texts`` read into ``eval.probe_states``' cache first), and the live read times of
-    ``timing_texts``."""
+    """The screen with the risk probe averaged in, as a turn's read step runs it (a message read alone, a
+    conversation's later turn after the turns before it with a stand-in listener; the states of ``texts`` and
+    ``conversations`` read into ``eval.probe_states``' cache first), and the live read times of ``timing_texts``."""
     from empathygraph.agents.risk import read_probe
     from empathygraph.eval.probe_states import ProbeStates
 
@@ -150,6 +150,7 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str],
         raise SystemExit(f"no risk probe for {backbone.name}: {toolbox.risk_probe_unavailable or probe.backbone}")
     states = ProbeStates(backbone)
     states.ensure(texts)
+    states.ensure_in_conversation([(turn, c.turns[:i]) for c in conversations for i, turn in enumerate(c.turns)])
     read_seconds = []
     for text in timing_texts:
         backbone.final_state(*words_messages("a message of no interest"))  # as in a turn: the system prompt is cached
@@ -158,7 +159,7 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str],
         read_seconds.append(time.perf_counter() - started)
 
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
-        reading = ProbeReading(probe.probability(states.matrix([text])[0]), probe.thresholds)
+        reading = ProbeReading(probe.probability(states.in_conversation(text, earlier)), probe.thresholds)
         return toolbox.screen_safety(text, earlier, careful=careful, probe=reading)
 
     return assess, read_seconds
@@ -218,9 +219,10 @@ def main() -> None:
     backbone = make_backbone(Config().backbone) if args.llm or args.probe else None
     assess, probe_seconds, thresholds = plain, [], toolbox.risk_model().thresholds if toolbox.risk_model() else None
     if args.probe:
-        texts = [m.text for m in held_out + exam] + [t for c in conversations for t in c.turns]
+        texts = [m.text for m in held_out + exam] + [c.turns[0] for c in conversations]
         texts += [t for group in everyday.values() for t in group]
-        assess, probe_seconds = probe_screen(toolbox, backbone, texts, [m.text for m in held_out[: args.timing_items]])
+        assess, probe_seconds = probe_screen(toolbox, backbone, texts, conversations,
+                                             [m.text for m in held_out[: args.timing_items]])
         thresholds = toolbox.risk_probe().thresholds
     assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
     assess = remembered(assess)

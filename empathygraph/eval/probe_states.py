@@ -4,7 +4,10 @@
 person's words at the start of the turn's first prompt (~0.5 s a message on 2 cores). Training
 the risk probe and benchmarking the screen read thousands of messages; this cache keeps each
 text's state (no conversation before it) under ``~/.cache/empathygraph/probe-states/``, saved
-every ``SAVE_EVERY`` new texts so an interrupted run resumes.
+every ``SAVE_EVERY`` new texts so an interrupted run resumes. A later turn of a conversation is
+read as a session reads it, after the conversation so far (``ensure_in_conversation``), with one
+fixed stand-in for the listener's replies (the data has none); it is kept under its prompt's
+words block, which no message alone has.
 """
 
 from __future__ import annotations
@@ -16,11 +19,22 @@ from pathlib import Path
 
 import numpy as np
 
-from empathygraph.agents.prompting import words_messages
+from empathygraph.agents.prompting import recent_history_of, words_block, words_messages
 from empathygraph.backbones.base import Backbone
 from empathygraph.paths import default_home
+from empathygraph.schemas import ED_TO_COARSE, EDEmotion, Strategy
+from empathygraph.state import HistoryEntry
 
 SAVE_EVERY = 100
+STAND_IN_REPLY = "I'm listening. Tell me more."
+HISTORY_TURNS = 4  # the default config's agents.history_turns: the turns a session's prompts show
+
+
+def stand_in_history(earlier: Sequence[str]) -> list[HistoryEntry]:
+    """The person's earlier messages as a session's history, each answered by the stand-in reply."""
+    return [HistoryEntry(turn_index=i, user=text, reply=STAND_IN_REPLY, emotion=EDEmotion.SAD,
+                         coarse=ED_TO_COARSE[EDEmotion.SAD], valence=-0.5, arousal=0.0, strategy=Strategy.QUESTION)
+            for i, text in enumerate(earlier)]
 
 
 class ProbeStates:
@@ -46,6 +60,31 @@ class ProbeStates:
             if k % SAVE_EVERY == 0 or k == len(missing):
                 self._save()
                 print(f"states: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+    def ensure_in_conversation(self, reads: Sequence[tuple[str, Sequence[str]]]) -> None:
+        """Read each (text, earlier messages) pair not in the cache yet as a session's later turn reads it."""
+        pending = {words_block(text, self._history(earlier)): (text, earlier) for text, earlier in reads if earlier}
+        missing = [key for key in pending if key not in self.states]
+        started = time.monotonic()
+        for k, key in enumerate(missing, 1):
+            text, earlier = pending[key]
+            messages, span = words_messages(text, self._history(earlier))
+            self.states[key] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
+            if k % SAVE_EVERY == 0 or k == len(missing):
+                self._save()
+                print(f"states in conversation: {k}/{len(missing)} in {time.monotonic() - started:.0f} s",
+                      file=sys.stderr, flush=True)
+
+    def in_conversation(self, text: str, earlier: Sequence[str]) -> np.ndarray:
+        """The state of ``text`` read after ``earlier`` (alone when there is none), read first when missing."""
+        if not earlier:
+            return self.matrix([text])[0]
+        self.ensure_in_conversation([(text, earlier)])
+        return self.states[words_block(text, self._history(earlier))]
+
+    @staticmethod
+    def _history(earlier: Sequence[str]) -> list[HistoryEntry]:
+        return recent_history_of(stand_in_history(earlier), HISTORY_TURNS)
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         """The states of ``texts`` (read first when missing), one row each."""

@@ -118,3 +118,25 @@ def test_the_shipped_probe_reads_the_default_backbone():
     assert probe.backbone == f"embedded:{BackboneConfig().model}"  # the name make_backbone gives it
     assert probe.mean.shape == (1536,) and 0 < probe.thresholds.gray <= probe.thresholds.threshold < 1
     assert "out-of-writer" in probe.trained_on
+
+
+def test_a_conversations_later_turn_is_read_after_the_turns_before_it_and_kept(tmp_path: Path):
+    """The benchmark reads a later turn as a session does: the earlier messages in the prompt, a stand-in reply."""
+    from empathygraph.eval.probe_states import STAND_IN_REPLY, ProbeStates
+
+    read: list[str] = []
+    backbone = wrap_chat_model(scripted())
+
+    def final_state(messages: list[BaseMessage], span: str) -> np.ndarray:
+        read.append(str(messages[-1].content))
+        return np.full(4, float(len(read)))
+
+    backbone.final_state = final_state
+    states = ProbeStates(backbone, folder=tmp_path)
+    first = states.in_conversation("I'm fine.", [])
+    later = states.in_conversation("I said goodbye to everyone.", ["Rough week.", "I'm fine."])
+    assert "Earlier in the conversation" not in read[0] and first[0] == 1.0
+    assert read[1].index("Person: Rough week.") < read[1].index("The person now says")
+    assert f"Listener: {STAND_IN_REPLY}" in read[1] and later[0] == 2.0
+    again = ProbeStates(backbone, folder=tmp_path).in_conversation("I said goodbye to everyone.", ["Rough week.", "I'm fine."])
+    assert len(read) == 2 and again[0] == 2.0  # kept on disk, not read again
