@@ -120,8 +120,9 @@ class RiskScreen:
             words: everything the person said this turn (typed and transcribed).
             earlier: their earlier messages in this session, oldest first (read together with this one).
             careful: the session disclosed risk before; the classifier fires from its lower (gray) threshold.
-            probe: the risk probe's reading of these words; the classifier's score over the message is then
-                the mean of its own and the probe's, at the probe's thresholds (calibrated on that mean).
+            probe: the risk probe's reading of these words (after the recent turns); the classifier's scores
+                over the message and over the turns together are then each the mean of its own and the
+                probe's, at the probe's thresholds (calibrated on that mean).
         """
         hits = safety.find(words)
         signals = [pattern_signal(hits)]
@@ -129,15 +130,25 @@ class RiskScreen:
             pieces = [words, *sentences(words)]
             together = " ".join([*earlier, words]) if earlier else None
             probs = self.probabilities(pieces + ([together] if together else []))
-            scores, thresholds = scores_of(pieces, probs[: len(pieces)]), self.thresholds
             if probe is not None:
-                scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
-                                 where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
-                thresholds = probe.thresholds
                 signals.append(probe_signal(probe))
-            signals.append(classifier_signal(scores, thresholds, threshold=thresholds.gray if careful else None))
+            signals.append(self._classifier(scores_of(pieces, probs[: len(pieces)]), probe, careful))
             if together:
-                threshold = self.thresholds.gray if careful else self.thresholds.threshold
-                signals.append(classifier_signal(scores_of([together], probs[len(pieces):]), self.thresholds,
-                                                 source="context", threshold=threshold))
+                signals.append(self._classifier(scores_of([together], probs[len(pieces):]), probe, careful,
+                                                source="context"))
         return combine(signals, matched=[h.phrase for h in hits], careful=careful)
+
+    def _classifier(self, scores: RiskScores, probe: ProbeReading | None, careful: bool,
+                    source: RiskSource = "classifier") -> RiskSignal:
+        """The classifier's signal, its score averaged with the probe's when there is one (then at the
+        probe's thresholds), from the gray threshold in a careful session.
+
+        A later turn's probe reading sees the conversation so far (the prompt's words block shows the
+        recent turns), so it is averaged into the several-turn text's score as well as the message's.
+        """
+        thresholds = self.thresholds
+        if probe is not None:
+            scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
+                             where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
+            thresholds = probe.thresholds
+        return classifier_signal(scores, thresholds, source=source, threshold=thresholds.gray if careful else None)
