@@ -149,6 +149,6 @@ class RiskScreen:
         thresholds = self.thresholds
         if probe is not None:
             scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
-                             where=f"{scores.where} (encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean)")
+                             where=f"(encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean) {scores.where}")
             thresholds = probe.thresholds
         return classifier_signal(scores, thresholds, source=source, threshold=thresholds.gray if careful else None)

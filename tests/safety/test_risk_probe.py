@@ -68,6 +68,7 @@ def test_the_probe_read_after_earlier_turns_moves_the_several_turn_score_too():
     later = screen.assess("Anyway.", earlier=["A long week."], probe=ProbeReading(0.6, WITH_PROBE))
     context = next(s for s in later.signals if s.source == "context")
     assert context.score == pytest.approx(0.45) and context.threshold == 0.4 and context.fired
+    assert context.detail.startswith("(encoder 0.300, probe 0.600: mean) A long week.")  # before a long text is cut
     assert [s.source for s in later.signals].count("probe") == 1
     quiet = screen.assess("Anyway.", earlier=["A long week."], probe=ProbeReading(0.05, WITH_PROBE))
     assert not quiet.at_risk and next(s for s in quiet.signals if s.source == "context").score == pytest.approx(0.175)
