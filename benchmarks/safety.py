@@ -9,7 +9,8 @@ sentences), the text-emotion tool's time on the same messages in the same run, a
 message with text emotion. ``held_out_first_writers``: the same on the held-out items of the
 first training writers (a, b, d, e), the split earlier measurements used. ``exam``: the same on a writer held out whole. ``conversations``:
 the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
-read together, careful mode after a disclosure). ``everyday``: ordinary messages sent to the
+read together, careful mode after a disclosure; with ``--probe`` a later turn's probe state is
+read after the turns before it, as the turn's prompt shows them). ``everyday``: ordinary messages sent to the
 crisis protocol (false alarms a user meets in everyday use): every 5th first message of ED
 validation (never trained on; the model's ED negatives come from ED train) and the replies
 benchmark's everyday set. With ``--llm`` the LLM's yes/no reading
