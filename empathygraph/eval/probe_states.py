@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from empathygraph.agents.config import AgentsConfig
 from empathygraph.agents.prompting import recent_history_of, words_block, words_messages
 from empathygraph.backbones.base import Backbone
 from empathygraph.paths import default_home
@@ -27,7 +28,7 @@ from empathygraph.state import HistoryEntry
 
 SAVE_EVERY = 100
 STAND_IN_REPLY = "I'm listening. Tell me more."
-HISTORY_TURNS = 4  # the default config's agents.history_turns: the turns a session's prompts show
+HISTORY_TURNS = AgentsConfig().history_turns  # the turns a session's prompts show, by default
 
 
 def stand_in_history(earlier: Sequence[str]) -> list[HistoryEntry]:
