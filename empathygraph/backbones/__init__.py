@@ -32,6 +32,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
     from empathygraph.backbones.embedded import ChatLlamaCpp
     from empathygraph.backbones.model_files import resolve_model_path
     from empathygraph.backbones.yes_no import reader_from_scorer
+    from empathygraph.paths import default_home
 
     path = resolve_model_path(config.model)
     model = ChatLlamaCpp(
@@ -44,6 +45,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         max_tokens=config.max_tokens,
         seed=config.seed,
         repeat_penalty=config.repeat_penalty,
+        prefix_cache_dir=str(default_home() / "prompt-cache") if config.prefix_cache else None,
     )
     return Backbone(
         chat_model=model,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -57,6 +58,8 @@ class ChatLlamaCpp(BaseChatModel):
         use_mmap: map the GGUF file instead of reading it. Off: llama.cpp repacks the
             weights for the CPU anyway, and a mapping keeps the file's pages resident
             beside that copy (measured: 1.90 GB vs 1.31 GB RSS for the default model).
+        prefix_cache_dir: keep the reading of the system message here between processes
+            (``backbones/prefix_cache.py``; None: read it anew in each process).
     """
 
     model_path: str
@@ -69,6 +72,7 @@ class ChatLlamaCpp(BaseChatModel):
     seed: int = 0
     repeat_penalty: float = 1.0
     use_mmap: bool = False
+    prefix_cache_dir: str | None = None
     _llama: Any = PrivateAttr(default=None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -85,6 +89,7 @@ class ChatLlamaCpp(BaseChatModel):
         if self._llama is None:
             try:
                 from empathygraph.backbones.grammar_first import GrammarFirstLlama, PromptLookupDraft
+                from empathygraph.backbones.prefix_cache import PrefixCache
             except ImportError as exc:  # pragma: no cover - depends on the install
                 raise BackendError(f"llama-cpp-python is not installed ({exc})") from None
             self._llama = GrammarFirstLlama(
@@ -96,6 +101,7 @@ class ChatLlamaCpp(BaseChatModel):
                 verbose=False,
                 lookup=PromptLookupDraft(tokens=self.draft_tokens) if self.draft_tokens else None,
                 json_drafts=self.json_drafts,
+                prefix_cache=PrefixCache(Path(self.prefix_cache_dir)) if self.prefix_cache_dir else None,
             )
         return self._llama
 

@@ -35,6 +35,7 @@ from llama_cpp.llama_grammar import LlamaGrammar
 from llama_cpp.llama_speculative import LlamaDraftModel
 
 from empathygraph.backbones.json_skeleton import JsonSkeleton
+from empathygraph.backbones.prefix_cache import PrefixCache
 
 # Most tokens drafted from a JSON skeleton at once (a 16-token batch costs ~4 single steps).
 MAX_FORCED_DRAFT = 16
@@ -129,17 +130,23 @@ class PromptLookupDraft(LlamaDraftModel):
         return np.array([], dtype=np.intc)
 
 
+MIN_CACHED_PREFIX = 64  # shorter system messages read faster than a file is written
+
+
 class GrammarFirstLlama(Llama):
     """``llama_cpp.Llama`` whose grammar-constrained sampling vets the drawn token first, and which drafts.
 
     Args:
         lookup: drafts by prompt lookup (None: off).
         json_drafts: draft what a JSON-schema answer's grammar forces next.
+        prefix_cache: where the reading of the system message is kept between processes (None: read it anew).
         **kwargs: ``llama_cpp.Llama``'s arguments (``draft_model`` is not one: it costs 2.5 GB).
     """
 
-    def __init__(self, *, lookup: PromptLookupDraft | None = None, json_drafts: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, lookup: PromptLookupDraft | None = None, json_drafts: bool = False,
+                 prefix_cache: PrefixCache | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.prefix_cache = prefix_cache
         self._skeleton: JsonSkeleton | None = None
         self._answer_start = 0  # index of the answer's first token in input_ids
         self._draft_batch = 0  # size of the batch the last draft asked for (drawn token + draft)
@@ -152,6 +159,7 @@ class GrammarFirstLlama(Llama):
 
     def create_chat_completion(self, *args: Any, **kwargs: Any) -> Any:
         """``Llama.create_chat_completion``; an answer held to a JSON schema drafts what the schema forces."""
+        self._start_from_cache(kwargs.get("messages") or (args[0] if args else []))
         response_format = kwargs.get("response_format") or {}
         self._skeleton = JsonSkeleton.from_schema(response_format.get("schema")) if self.json_drafts else None
         return super().create_chat_completion(*args, **kwargs)
@@ -227,12 +235,13 @@ class GrammarFirstLlama(Llama):
         The prompt's longest prefix already in the KV cache is reused; each continuation
         is read in one batch after it and then dropped again. Nothing is decoded.
         """
+        cold = self._start_from_cache(messages)
         tokens = self._chat_prompt_tokens(messages)
         reused = min(Llama.longest_token_prefix(self._input_ids.tolist(), tokens), len(tokens) - 1)
         self.n_tokens = reused
         self.eval(tokens[reused:])
         first = _log_softmax(self._logits_at(-1))
-        read = len(tokens) - reused
+        read = cold + len(tokens) - reused
         scores = []
         for text in continuations:
             piece = self.tokenize(text.encode("utf-8"), add_bos=False, special=False)
@@ -257,6 +266,7 @@ class GrammarFirstLlama(Llama):
         costs a little more than a plain pass over ``span`` (in embedding mode llama.cpp runs the
         vocabulary head on every token), not a second pass.
         """
+        cold = self._start_from_cache(messages)
         tokens, first = self._chat_prefix_tokens(messages, span)
         reused = min(Llama.longest_token_prefix(self._input_ids.tolist(), tokens), first)
         self.n_tokens = reused
@@ -274,7 +284,31 @@ class GrammarFirstLlama(Llama):
                 total += np.ctypeslib.as_array(pointer, shape=(len(chunk), self.n_embd())).sum(axis=0)
         finally:
             llama_cpp.llama_set_embeddings(self._ctx.ctx, False)
-        return (total / (len(tokens) - first)).astype(np.float32), len(tokens) - reused
+        return (total / (len(tokens) - first)).astype(np.float32), cold + len(tokens) - reused
+
+    def _start_from_cache(self, messages: Sequence[dict[str, str]]) -> int:
+        """On an empty context, put the system message's reading in it: from the prefix cache, else
+        read now and kept there (later prompts find it as their longest cached prefix). Returns the
+        tokens read (0 when restored or nothing to do)."""
+        if self.prefix_cache is None or self.n_tokens or not messages or messages[0].get("role") != "system":
+            return 0
+        system = messages[0].get("content") or ""
+        formatted = self._chat_formatter(messages=list(messages))
+        end = formatted.prompt.find(system) + len(system)
+        if not system or end < len(system):
+            return 0
+        add_bos = not formatted.added_special
+        prefix = self.tokenize(formatted.prompt[:end].encode("utf-8"), add_bos=add_bos, special=True)
+        whole = self.tokenize(formatted.prompt.encode("utf-8"), add_bos=add_bos, special=True)
+        prefix = prefix[: Llama.longest_token_prefix(prefix, whole)]
+        if len(prefix) < MIN_CACHED_PREFIX or self.prefix_cache.restore(self, prefix):
+            return 0
+        self.eval(prefix)
+        try:
+            self.prefix_cache.save(self, prefix)
+        except OSError:  # a read-only or full cache folder: read it again next time
+            pass
+        return len(prefix)
 
     def _chat_prefix_tokens(self, messages: list[dict[str, str]], span: str) -> tuple[list[int], int]:
         """The tokens of the chat template's prompt for ``messages`` up to the end of the last message's

@@ -11,6 +11,7 @@ from llama_cpp import Llama
 
 from empathygraph.backbones.grammar_first import GrammarFirstLlama
 from empathygraph.backbones.model_files import resolve_model_path
+from empathygraph.backbones.prefix_cache import PrefixCache
 
 pytestmark = pytest.mark.integration
 
@@ -127,3 +128,28 @@ def test_final_state_refuses_a_span_that_does_not_end_the_message(model_path):
     llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
     with pytest.raises(ValueError, match="span"):
         llm.final_state([{"role": "user", "content": "hello there"}], "hello")
+
+
+def test_a_system_message_read_once_is_restored_in_a_new_process_with_the_same_scores(model_path, tmp_path):
+    """The prefix cache: the next model (a new process) restores the system message instead of reading it;
+    a file that cannot be loaded is replaced, never trusted."""
+    system = {"role": "system", "content": " ".join(["You are a kind listener who answers briefly and plainly."] * 8)}
+    ask = [system, {"role": "user", "content": "What is the capital of France? Answer with one word."}]
+    expected, read_alone = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False).continuation_logprobs(
+        ask, ["Paris", "banana"])
+    cache = PrefixCache(tmp_path)
+
+    def scores() -> tuple[list[float], int]:
+        return GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False,
+                                 prefix_cache=cache).continuation_logprobs(ask, ["Paris", "banana"])
+
+    assert scores() == (expected, read_alone)  # read and kept
+    [kept] = tmp_path.glob("*.kv")
+    restored, read = scores()
+    assert restored == pytest.approx(expected, abs=1e-4) and read < read_alone - 64
+    kept.write_bytes(kept.read_bytes()[:1000])  # cut short
+    assert scores() == (expected, read_alone) and kept.stat().st_size > 1000
+    other = [{**system, "content": system["content"] + " Be warm."}, ask[1]]
+    GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, prefix_cache=cache).continuation_logprobs(
+        other, ["Paris"])
+    assert len(list(tmp_path.glob("*.kv"))) == 2  # another system message has a file of its own
