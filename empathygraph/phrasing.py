@@ -92,6 +92,30 @@ def parrots_label(reply: str, label: str | None) -> bool:
     return False
 
 
+_DENIAL = (r"\byou(?:'re\s+not|\s+are\s+not|\s+aren't|\s+were\s+not|\s+weren't|'re\s+no\s+longer|\s+are\s+no\s+longer|"
+           r"\s+(?:don't|do\s+not|didn't|did\s+not)\s+(?:feel|seem))")
+_SINCE_CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer)\b")
+
+
+@cache
+def _denial_pattern(label: str) -> re.Pattern[str]:
+    return re.compile(rf"{_DENIAL}{_MODIFIERS}\s+{re.escape(label.lower())}\b")
+
+
+def denies_label(reply: str, label: str | None) -> bool:
+    """Whether a statement in the reply tells them they do not feel ``label`` ("I'm glad you're not
+    feeling anxious"); a question ("You weren't excited?") or a change they told ("not afraid anymore")
+    does not count."""
+    if not label:
+        return False
+    for sentence in re.split(r"(?<=[.!?])\s+", normalize(reply)):
+        if sentence.rstrip().endswith("?") or _SINCE_CHANGED.search(sentence):
+            continue
+        if _denial_pattern(label).search(sentence):
+            return True
+    return False
+
+
 def names_a_label(reply: str, labels: Iterable[str] = tuple(e.value for e in EDEmotion)) -> bool:
     """Whether the reply names any of ``labels`` (default: the 32 ED emotions) as the person's feeling."""
     return any(parrots_label(reply, label) for label in labels)

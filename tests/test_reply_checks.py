@@ -15,6 +15,7 @@ from empathygraph.agents.reply_checks import (
     asks_for_tips,
     asks_stock_question,
     borrows_example,
+    denies_their_feeling,
     echoed_harm,
     endorsed_harm,
     gives_advice,
@@ -63,6 +64,18 @@ def test_a_label_told_back_is_parroting(reply, label):
 ])
 def test_a_label_not_told_as_their_feeling_passes(reply, label):
     assert parroted_label(reply, [label]) is None
+
+
+@pytest.mark.parametrize(("reply", "found"), [
+    ("You're doing great! I'm glad you're not feeling anxious about the final.", True),  # README scenario, prefix cache
+    ("You don't seem sad at all, which is good.", True),
+    ("You weren't excited about it?", False),  # a question (ED valid, a human listener)
+    ("I'm glad you're not afraid of it anymore though!", False),  # a change they told (ED train, a human listener)
+    ("You shouldn't feel guilty about it.", False),  # comfort, not a denial
+    ("You're not alone in feeling anxious.", False),
+])
+def test_a_reply_that_says_they_do_not_feel_what_was_read_is_found(reply, found):
+    assert (denies_their_feeling(reply, ["anxious", "sad", "excited", "afraid", "guilty"]) is not None) is found
 
 
 def test_stock_questions_are_found_and_specific_ones_pass():

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 
 from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS
-from empathygraph.phrasing import normalize, parrots_label, stock_question, understanding_opening, words
+from empathygraph.phrasing import denies_label, normalize, parrots_label, stock_question, understanding_opening, words
 from empathygraph.schemas import ReplyScreen
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
@@ -56,6 +56,14 @@ def parroted_label(reply: str, labels: Iterable[str]) -> str | None:
     for label in labels:
         if parrots_label(reply, label):
             return f'the reply tells them they feel "{label}"; say what it is like for them in everyday words'
+    return None
+
+
+def denies_their_feeling(reply: str, labels: Iterable[str]) -> str | None:
+    """The reply tells them they do not feel what the analysis read ("I'm glad you're not feeling anxious")."""
+    for label in labels:
+        if denies_label(reply, label):
+            return f'the reply says they are not "{label}", which is what they told you; answer the feeling they have'
     return None
 
 
@@ -250,7 +258,8 @@ def restates(reply: str, user_words: str) -> str | None:
 def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True) -> list[str]:
     """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none); advice
     is one unless ``advice_ok``."""
-    found = [stock_opening(reply), parroted_label(reply, labels), asks_stock_question(reply),
+    found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
+             asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
              restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
              agrees_unasked(reply, user_words), talks_about_them(reply), asks_for_tips(reply),
