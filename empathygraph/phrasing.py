@@ -92,8 +92,12 @@ def parrots_label(reply: str, label: str | None) -> bool:
     return False
 
 
-_DENIAL = (r"\byou(?:'re\s+not|\s+are\s+not|\s+aren't|\s+were\s+not|\s+weren't|'re\s+no\s+longer|\s+are\s+no\s+longer|"
-           r"\s+(?:don't|do\s+not|didn't|did\s+not)\s+(?:feel|seem))")
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, split after ".", "!" or "?"."""
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+_DENIAL = r"\byou(?:'re\s+not|\s+are\s+not|\s+aren't|\s+were\s+not|\s+weren't|\s+(?:don't|do\s+not|didn't|did\s+not)\s+(?:feel|seem))"
 _SINCE_CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer)\b")
 
 
@@ -108,8 +112,8 @@ def denies_label(reply: str, label: str | None) -> bool:
     does not count."""
     if not label:
         return False
-    for sentence in re.split(r"(?<=[.!?])\s+", normalize(reply)):
-        if sentence.rstrip().endswith("?") or _SINCE_CHANGED.search(sentence):
+    for sentence in split_sentences(normalize(reply)):
+        if sentence.endswith("?") or _SINCE_CHANGED.search(sentence):
             continue
         if _denial_pattern(label).search(sentence):
             return True

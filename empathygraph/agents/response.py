@@ -7,7 +7,6 @@ short and the face, voice and words consistent by construction.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Sequence
 
@@ -23,6 +22,7 @@ from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
 from empathygraph.context import RunContext
+from empathygraph.phrasing import split_sentences
 from empathygraph.schemas import AvatarProfile, ReplyScreen, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample
@@ -109,11 +109,6 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
             break
         kept.append(sentence)
     return kept
-
-
-def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text``, split after ".", "!" or "?"."""
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
 
 
 def mend_sentence(sentence: str, user_words: str, labels: list[str], *, advice_ok: bool = True) -> str | None:
