@@ -294,13 +294,11 @@ class GrammarFirstLlama(Llama):
             return 0
         system = messages[0].get("content") or ""
         formatted = self._chat_formatter(messages=list(messages))
-        end = formatted.prompt.find(system) + len(system)
-        if not system or end < len(system):
+        start = formatted.prompt.find(system)
+        if not system or start < 0:
             return 0
-        add_bos = not formatted.added_special
-        prefix = self.tokenize(formatted.prompt[:end].encode("utf-8"), add_bos=add_bos, special=True)
-        whole = self.tokenize(formatted.prompt.encode("utf-8"), add_bos=add_bos, special=True)
-        prefix = prefix[: Llama.longest_token_prefix(prefix, whole)]
+        prefix = self._prompt_tokens(formatted, start + len(system))
+        prefix = prefix[: Llama.longest_token_prefix(prefix, self._prompt_tokens(formatted))]
         if len(prefix) < MIN_CACHED_PREFIX or self.prefix_cache.restore(self, prefix):
             return 0
         self.eval(prefix)
@@ -319,9 +317,7 @@ class GrammarFirstLlama(Llama):
             raise ValueError("the span to read must end the last message")
         formatted = self._chat_formatter(messages=messages)
         end = formatted.prompt.rindex(content) + len(content)
-        add_bos = not formatted.added_special
-        tokens = self.tokenize(formatted.prompt[:end].encode("utf-8"), add_bos=add_bos, special=True)
-        before = self.tokenize(formatted.prompt[: end - len(span)].encode("utf-8"), add_bos=add_bos, special=True)
+        tokens, before = self._prompt_tokens(formatted, end), self._prompt_tokens(formatted, end - len(span))
         first = min(Llama.longest_token_prefix(before, tokens), len(tokens) - 1)
         return tokens, first
 
@@ -340,8 +336,11 @@ class GrammarFirstLlama(Llama):
 
     def _chat_prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
         """The tokens create_chat_completion would read for ``messages``."""
-        formatted = self._chat_formatter(messages=messages)
-        return self.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True)
+        return self._prompt_tokens(self._chat_formatter(messages=messages))
+
+    def _prompt_tokens(self, formatted: llama_chat_format.ChatFormatterResponse, end: int | None = None) -> list[int]:
+        """The tokens of the formatted prompt, or of its first ``end`` characters."""
+        return self.tokenize(formatted.prompt[:end].encode("utf-8"), add_bos=not formatted.added_special, special=True)
 
     def _logits_at(self, index: int) -> np.ndarray:
         return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self._ctx.ctx, index), shape=(self._n_vocab,))
