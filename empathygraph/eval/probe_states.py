@@ -64,12 +64,15 @@ class ProbeStates:
 
     def ensure_in_conversation(self, reads: Sequence[tuple[str, Sequence[str]]]) -> None:
         """Read each (text, earlier messages) pair not in the cache yet as a session's later turn reads it."""
-        pending = {words_block(text, self._history(earlier)): (text, earlier) for text, earlier in reads if earlier}
+        pending: dict[str, tuple[str, list[HistoryEntry]]] = {}
+        for text, earlier in reads:
+            if earlier:
+                history = self._history(earlier)
+                pending[words_block(text, history)] = (text, history)
         missing = [key for key in pending if key not in self.states]
         started = time.monotonic()
         for k, key in enumerate(missing, 1):
-            text, earlier = pending[key]
-            messages, span = words_messages(text, self._history(earlier))
+            messages, span = words_messages(*pending[key])
             self.states[key] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
             if k % SAVE_EVERY == 0 or k == len(missing):
                 self._save()
@@ -80,8 +83,10 @@ class ProbeStates:
         """The state of ``text`` read after ``earlier`` (alone when there is none), read first when missing."""
         if not earlier:
             return self.matrix([text])[0]
-        self.ensure_in_conversation([(text, earlier)])
-        return self.states[words_block(text, self._history(earlier))]
+        key = words_block(text, self._history(earlier))
+        if key not in self.states:
+            self.ensure_in_conversation([(text, earlier)])
+        return self.states[key]
 
     @staticmethod
     def _history(earlier: Sequence[str]) -> list[HistoryEntry]:
