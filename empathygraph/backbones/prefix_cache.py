@@ -6,7 +6,8 @@ the 1.5B model reads in ~6.5 s on 2 cores: the first turn of every new process (
 load in ~10 ms, giving the same logits as reading it. A file is named by everything that
 shapes those entries (llama.cpp's version, the model file, the context size, the tokens), so
 a changed prompt or model simply misses; a file that cannot be loaded is removed and the
-tokens are read as before.
+tokens are read as before. Only the ``KEEP`` files used last are kept (a changed prompt or model
+leaves its old file behind).
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ import llama_cpp
 import numpy as np
 
 SEQUENCE = 0  # the one sequence a Llama uses
+KEEP = 8  # files kept: the ones used last (a restore marks a file used)
 
 
 class PrefixCache:
     """KV-cache entries of prompt prefixes, one file each under ``folder``."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path, keep: int = KEEP) -> None:
+        self.folder, self.keep = folder, keep
 
     def path_for(self, llama: Any, tokens: Sequence[int]) -> Path:
         """The file for ``tokens`` read by ``llama`` (its llama.cpp version, model file and context size)."""
@@ -56,6 +58,10 @@ class PrefixCache:
             return False
         llama.input_ids[: len(tokens)] = tokens
         llama.n_tokens = len(tokens)
+        try:
+            os.utime(path)
+        except OSError:  # removed by another process's pruning meanwhile: the entries are loaded anyway
+            pass
         return True
 
     def save(self, llama: Any, tokens: Sequence[int]) -> None:
@@ -71,3 +77,15 @@ class PrefixCache:
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as part:
             part.write(bytes(buffer[:written]))
         os.replace(part.name, path)
+        self.prune()
+
+    def prune(self) -> None:
+        """Remove all but the ``keep`` files used last."""
+        def used(path: Path) -> float:
+            try:
+                return path.stat().st_mtime
+            except OSError:
+                return float("inf")  # gone already
+
+        for stale in sorted(self.folder.glob("*.kv"), key=used, reverse=True)[self.keep:]:
+            stale.unlink(missing_ok=True)

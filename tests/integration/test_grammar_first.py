@@ -4,6 +4,7 @@ model's own choice is refused, and matches the stock sampler's where it is not."
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -153,3 +154,14 @@ def test_a_system_message_read_once_is_restored_in_a_new_process_with_the_same_s
     GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False, prefix_cache=cache).continuation_logprobs(
         other, ["Paris"])
     assert len(list(tmp_path.glob("*.kv"))) == 2  # another system message has a file of its own
+
+
+def test_the_prefix_cache_keeps_only_the_files_used_last(tmp_path):
+    """A changed prompt or model leaves its old file behind; saving prunes all but the ``keep`` used last."""
+    for age, name in enumerate(["newest", "newer", "old", "oldest"]):
+        path = tmp_path / f"{name}.kv"
+        path.write_bytes(b"entries")
+        os.utime(path, (1_000_000 - age * 60, 1_000_000 - age * 60))
+    (tmp_path / "notes.txt").write_text("not a cache file")
+    PrefixCache(tmp_path, keep=2).prune()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["newer.kv", "newest.kv", "notes.txt"]
