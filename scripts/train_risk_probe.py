@@ -38,16 +38,29 @@ risk_script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(risk_script)  # type: ignore[union-attr]
 
 
-def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float) -> RiskProbe:
-    """A probe (standardisation and logistic regression) fitted on ``items``; its thresholds are set later."""
+def fit_probe(cache: ProbeStates, items: list, c: float, risk_weight: float, hidden: int = 0, seeds: int = 1,
+              alpha: float = 1.0) -> RiskProbe:
+    """A probe (standardisation, then a logistic regression, or with ``hidden`` units ``seeds`` one-layer
+    networks kept as one wider layer that averages their logits) fitted on ``items``; its thresholds are set later."""
     from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
 
     x = cache.matrix([m.text for m in items])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    model = LogisticRegression(C=c, max_iter=3000, class_weight={0: 1.0, 1: risk_weight})
-    model.fit((x - mean) / scale, [m.risk for m in items])
-    return RiskProbe(backbone=cache.backbone.name, mean=mean, scale=scale, coef=model.coef_[0],
-                     intercept=float(model.intercept_[0]), thresholds=RiskThresholds())
+    z, risk = (x - mean) / scale, np.array([m.risk for m in items])
+    if not hidden:
+        model = LogisticRegression(C=c, max_iter=3000, class_weight={0: 1.0, 1: risk_weight})
+        model.fit(z, risk)
+        return RiskProbe(backbone=cache.backbone.name, mean=mean, scale=scale, coef=model.coef_[0],
+                         intercept=float(model.intercept_[0]), thresholds=RiskThresholds())
+    weights = np.where(risk, risk_weight, 1.0)
+    nets = [MLPClassifier((hidden,), alpha=alpha, max_iter=400, random_state=seed).fit(z, risk, sample_weight=weights)
+            for seed in range(seeds)]
+    return RiskProbe(backbone=cache.backbone.name, mean=mean, scale=scale,
+                     coef=np.concatenate([net.coefs_[1][:, 0] for net in nets]) / seeds,
+                     intercept=float(np.mean([net.intercepts_[1][0] for net in nets])), thresholds=RiskThresholds(),
+                     hidden_weight=np.concatenate([net.coefs_[0] for net in nets], axis=1),
+                     hidden_bias=np.concatenate([net.intercepts_[0] for net in nets]))
 
 
 def probe_scores(probe: RiskProbe, cache: ProbeStates, texts: list[str]) -> np.ndarray:
@@ -71,6 +84,9 @@ def main() -> None:
     parser.add_argument("--ed", type=int, default=600, help="ED train first messages added as negatives")
     parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength of the logistic regression")
     parser.add_argument("--risk-weight", type=float, default=2.0)
+    parser.add_argument("--hidden", type=int, default=0, help="hidden ReLU units of each network (0: a logistic regression)")
+    parser.add_argument("--seeds", type=int, default=1, help="networks trained from seeds 0.. (their logits averaged)")
+    parser.add_argument("--alpha", type=float, default=1.0, help="L2 strength of the networks")
     parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
     parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
     parser.add_argument("--classifier-oow", type=Path, help="the encoder classifier's out-of-writer scores (.npz: ids, scores)")
@@ -93,9 +109,10 @@ def main() -> None:
         raise SystemExit("--classifier-oow is needed to calibrate the averaged score")
 
     writers = sorted({m.writer for m in train})
+    shape = (args.c, args.risk_weight, args.hidden, args.seeds, args.alpha)
     probe_oow: dict[str, float] = {}
     for group in risk_script.writer_folds(writers, 2):
-        fitted = fit_probe(cache, [m for m in train if m.writer not in group] + ed, args.c, args.risk_weight)
+        fitted = fit_probe(cache, [m for m in train if m.writer not in group] + ed, *shape)
         held = [m for m in messages if m.writer in group]
         probe_oow.update(zip([m.id for m in held], probe_scores(fitted, cache, [m.text for m in held]), strict=True))
     encoder_oow = classifier_oow(args.classifier_oow)
@@ -108,7 +125,7 @@ def main() -> None:
     result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
               "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
 
-    fitted = fit_probe(cache, train + ed, args.c, args.risk_weight)
+    fitted = fit_probe(cache, train + ed, *shape)
     model = RiskModel(SentenceEncoder())
     shipped = model.thresholds.threshold
 
@@ -125,8 +142,10 @@ def main() -> None:
         avg = (enc + probe_scores(fitted, cache, texts)) / 2
         result[name] = {"messages": len(texts), "averaged_flagged": int((avg >= threshold).sum()),
                         "classifier_alone_flagged": int((enc >= shipped).sum())}
+    readout = (f"{args.seeds} network(s) of {args.hidden} ReLU units, alpha={args.alpha}" if args.hidden
+               else f"logistic regression, C={args.c}")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
-                  f"first messages; C={args.c}; thresholds from out-of-writer scores (2 writer folds) of the mean "
+                  f"first messages; {readout}; thresholds from out-of-writer scores (2 writer folds) of the mean "
                   f"with the encoder classifier ({args.classifier_oow.name})")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))

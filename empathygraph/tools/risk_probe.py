@@ -1,4 +1,4 @@
-"""Risk probe: a logistic readout of danger from the LLM backbone's own hidden states.
+"""Risk probe: a small readout of danger from the LLM backbone's own hidden states.
 
 The embedded model reads the person's words anyway, at the start of the turn's first prompt.
 ``Backbone.final_state`` returns the mean of its last hidden states over those words (read as
@@ -26,15 +26,20 @@ RISK_PROBE_PATH = Path(__file__).parent / "data" / "risk_probe.npz"
 
 @dataclass(frozen=True)
 class RiskProbe:
-    """A standardised logistic regression over one backbone's hidden states, and the thresholds of
-    the screen's score when it is averaged with the encoder classifier's.
+    """A logistic readout over one backbone's standardised hidden states, through one hidden ReLU
+    layer when it has one, and the thresholds of the screen's score when it is averaged with the
+    encoder classifier's.
 
     Attributes:
         backbone: the backbone name whose states it reads (``Backbone.name``).
         mean, scale: the standardisation of the states.
-        coef, intercept: the logistic regression on the standardised states.
+        coef, intercept: the logistic output over the hidden units (over the standardised states
+            when there is no hidden layer).
         thresholds: where the averaged score fires (the encoder classifier's own category thresholds).
         trained_on: what it was trained and calibrated on.
+        hidden_weight, hidden_bias: the hidden layer (width x units, units), or None for a plain
+            logistic regression. Several networks trained from different seeds are kept as one wider
+            layer whose output averages their logits.
     """
 
     backbone: str
@@ -44,6 +49,8 @@ class RiskProbe:
     intercept: float
     thresholds: RiskThresholds
     trained_on: str = ""
+    hidden_weight: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
 
     @classmethod
     def load(cls, path: Path = RISK_PROBE_PATH) -> RiskProbe:
@@ -55,20 +62,25 @@ class RiskProbe:
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
+                hidden = (data["hidden_weight"], data["hidden_bias"]) if "hidden_weight" in data.files else (None, None)
                 return cls(backbone=meta["backbone"], mean=data["mean"], scale=data["scale"], coef=data["coef"],
                            intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
-                           thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"]))
+                           thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"]),
+                           hidden_weight=hidden[0], hidden_bias=hidden[1])
         except (OSError, KeyError, ValueError) as exc:
             raise BackendError(f"risk probe at {path} cannot be read ({exc})") from None
 
     def save(self, path: Path, report: dict | None = None) -> None:
-        """Write the probe (a few kB) with its thresholds and what it was trained on."""
+        """Write the probe (a few kB; about 4 bytes a weight with a hidden layer) with its thresholds and
+        what it was trained on."""
         meta = {"backbone": self.backbone, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
                 "category_threshold": self.thresholds.category, "trained_on": self.trained_on,
                 "report": report or {}}
+        hidden = {} if self.hidden_weight is None or self.hidden_bias is None else {
+            "hidden_weight": self.hidden_weight.astype(np.float32), "hidden_bias": self.hidden_bias.astype(np.float32)}
         np.savez(path, mean=self.mean.astype(np.float32), scale=self.scale.astype(np.float32),
                  coef=self.coef.astype(np.float32), intercept=np.float32(self.intercept),
-                 meta=np.array(json.dumps(meta)))
+                 meta=np.array(json.dumps(meta)), **hidden)
 
     def probability(self, state: np.ndarray) -> float:
         """The probe's probability that the words read into ``state`` disclose risk.
@@ -83,5 +95,8 @@ class RiskProbe:
 
     def probabilities(self, states: np.ndarray) -> np.ndarray:
         """``probability`` of each row of ``states`` (n x width)."""
-        z = ((np.asarray(states, dtype=np.float64) - self.mean) / self.scale) @ self.coef + self.intercept
+        x = (np.asarray(states, dtype=np.float64) - self.mean) / self.scale
+        if self.hidden_weight is not None and self.hidden_bias is not None:
+            x = np.maximum(x @ self.hidden_weight + self.hidden_bias, 0.0)
+        z = x @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-z))

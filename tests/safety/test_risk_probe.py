@@ -46,6 +46,22 @@ def test_a_saved_probe_reads_back_the_same_and_refuses_another_width(tmp_path: P
         RiskProbe.load(tmp_path / "missing.npz")
 
 
+def test_a_probe_with_a_hidden_layer_reads_through_it_and_saves_it(tmp_path: Path):
+    """Two ReLU units: the first passes the first dimension, the second its negation; only the first counts."""
+    probe = RiskProbe(backbone="scripted", mean=np.zeros(WIDTH), scale=np.ones(WIDTH), coef=np.array([4.0, 1.0]),
+                      intercept=-2.0, thresholds=WITH_PROBE,
+                      hidden_weight=np.array([[1.0, -1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]),
+                      hidden_bias=np.zeros(2))
+    path = tmp_path / "probe.npz"
+    probe.save(path)
+    loaded = RiskProbe.load(path)
+    assert loaded.hidden_weight is not None and loaded.hidden_weight.shape == (WIDTH, 2)
+    assert loaded.probability(np.array([1.0, 0.0, 0.0, 0.0])) == pytest.approx(1 / (1 + np.exp(-2.0)), abs=1e-6)
+    assert loaded.probability(np.array([-3.0, 0.0, 0.0, 0.0])) == pytest.approx(1 / (1 + np.exp(-1.0)), abs=1e-6)
+    probe_for().save(tmp_path / "plain.npz")
+    assert RiskProbe.load(tmp_path / "plain.npz").hidden_weight is None
+
+
 def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_thresholds():
     screen = RiskScreen(calm, SCREEN)
     alone = screen.assess("A quiet evening at home.")
