@@ -38,8 +38,8 @@ def slug(text: str) -> str:
 def drop_live_sentences(turn_dir: Path) -> None:
     """Remove the audio of each sentence spoken while the reply was written (withdrawn drafts' included) once
     ``reply.wav`` holds the reply whole; without it they are the turn's only audio and stay."""
-    from empathygraph.generators.live import SENTENCE_FILE
+    from empathygraph.generators.live import SENTENCE_FILES
 
     if (turn_dir / "reply.wav").is_file():
-        for path in turn_dir.glob(SENTENCE_FILE.split("{")[0] + "*.wav"):
+        for path in turn_dir.glob(SENTENCE_FILES):
             path.unlink(missing_ok=True)

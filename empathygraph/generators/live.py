@@ -24,6 +24,7 @@ from empathygraph.generators.speech.text import complete_sentences, sentences
 from empathygraph.schemas import AvatarProfile, SpeechStyle
 
 SENTENCE_FILE = "sentence-{serial:03d}.wav"
+SENTENCE_FILES = "sentence-*.wav"  # every file named by SENTENCE_FILE
 
 
 @dataclass(frozen=True)
