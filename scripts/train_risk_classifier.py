@@ -316,16 +316,16 @@ def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
 
 def evaluate(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMessage],
              checks: dict[str, list[SafetyMessage]], args: argparse.Namespace,
-             given: Path | None = None) -> tuple[dict, ScoreTexts | None]:
+             given: Path | None = None, save_oow: Path | None = None) -> tuple[dict, ScoreTexts | None]:
     """The model on all train writers (unless ``--folds-only``) reported on ``checks`` at out-of-writer
-    thresholds: computed here, or ``given`` by a ``--folds-only`` run."""
+    thresholds: computed here (their scores written to ``save_oow``), or ``given`` by a ``--folds-only`` run."""
     score_texts = None if args.folds_only else fit(set())
     if given is not None:
         result = read_thresholds(given)
     else:
         scored, scores = out_of_writer_scores(fit, train_split, args.folds)
-        if args.save_oow:  # what train_risk_probe.py calibrates the averaged score with
-            np.savez(args.save_oow, ids=np.array([m.id for m in scored]), scores=scores[:, 0])
+        if save_oow:  # what train_risk_probe.py calibrates the averaged score with
+            np.savez(save_oow, ids=np.array([m.id for m in scored]), scores=scores[:, 0])
         threshold, gray = thresholds(scores, scored, args.recall, args.gray_recall)
         result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
                   "out_of_writer": report(scores, scored, threshold)}
@@ -389,7 +389,7 @@ def main() -> None:
         fitted.append(tops)
         return lambda texts: np.mean([probabilities(top, cache, texts) for top in tops], axis=0)
 
-    tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds)
+    tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds, save_oow=args.save_oow)
     writers = sorted({m.writer for m in train_split})
     trained_on = (f"safety set train split ({len(items_of(set()))} texts from writers {', '.join(writers)}, "
                   f"ed = {args.ed} shared ED train first messages); {args.seeds} seed(s); thresholds from "
