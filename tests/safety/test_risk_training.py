@@ -48,3 +48,24 @@ def test_thresholds_are_read_from_a_folds_only_run_after_its_progress_lines(scri
     path.write_text("fold without writers a\n{")
     with pytest.raises(SystemExit, match="no complete"):
         script.read_thresholds(path, wait_s=0)
+
+
+def test_out_of_writer_scores_are_saved_for_the_model_asked_only(script, tmp_path) -> None:
+    """``--save-oow`` keeps the tuned top's scores; the linear baseline evaluated after it must not write over them."""
+    from argparse import Namespace
+
+    from empathygraph.eval.safety_set import SafetyMessage
+
+    items = [SafetyMessage(id=f"{w}-{k}", text=f"message {k} of {w}", categories=(RiskCategory.SELF_HARM,) if k else (),
+                           kind="test", indirect=True, writer=w) for w in "abcd" for k in range(2)]
+
+    def constant(value: float):
+        return lambda left_out: (lambda texts: np.full((len(texts), 5), value))
+
+    args = Namespace(folds_only=True, folds=2, recall=0.98, gray_recall=0.995)
+    path = tmp_path / "oow.npz"
+    script.evaluate(constant(0.7), items, {}, args, save_oow=path)
+    script.evaluate(constant(0.1), items, {}, args)
+    with np.load(path) as saved:
+        assert sorted(saved["ids"].tolist()) == sorted(m.id for m in items)
+        assert np.allclose(saved["scores"], 0.7)
