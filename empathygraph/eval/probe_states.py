@@ -53,14 +53,7 @@ class ProbeStates:
 
     def ensure(self, texts: Sequence[str]) -> None:
         """Read the texts not in the cache yet (printing progress) and save."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self.states]
-        started = time.monotonic()
-        for k, text in enumerate(missing, 1):
-            messages, span = words_messages(text)
-            self.states[text] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
-            if k % SAVE_EVERY == 0 or k == len(missing):
-                self._save()
-                print(f"states: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+        self._read({text: (text, []) for text in texts}, "states")
 
     def ensure_in_conversation(self, reads: Sequence[tuple[str, Sequence[str]]]) -> None:
         """Read each (text, earlier messages) pair not in the cache yet as a session's later turn reads it."""
@@ -69,6 +62,10 @@ class ProbeStates:
             if earlier:
                 history = self._history(earlier)
                 pending[words_block(text, history)] = (text, history)
+        self._read(pending, "states in conversation")
+
+    def _read(self, pending: dict[str, tuple[str, list[HistoryEntry]]], what: str) -> None:
+        """Read each (text, history) under its key unless the cache has it, saving every ``SAVE_EVERY`` reads."""
         missing = [key for key in pending if key not in self.states]
         started = time.monotonic()
         for k, key in enumerate(missing, 1):
@@ -76,8 +73,7 @@ class ProbeStates:
             self.states[key] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
             if k % SAVE_EVERY == 0 or k == len(missing):
                 self._save()
-                print(f"states in conversation: {k}/{len(missing)} in {time.monotonic() - started:.0f} s",
-                      file=sys.stderr, flush=True)
+                print(f"{what}: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
 
     def in_conversation(self, text: str, earlier: Sequence[str]) -> np.ndarray:
         """The state of ``text`` read after ``earlier`` (alone when there is none), read first when missing."""

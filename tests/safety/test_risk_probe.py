@@ -77,7 +77,6 @@ def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_threshol
     assert careful.at_risk and next(s for s in careful.signals if s.source == "classifier").threshold == 0.3
 
 
-
 def test_the_probe_read_after_earlier_turns_moves_the_several_turn_score_too():
     """A later turn's probe state saw the conversation so far: the turns read together are averaged with it."""
     screen = RiskScreen(calm, SCREEN)
@@ -90,6 +89,7 @@ def test_the_probe_read_after_earlier_turns_moves_the_several_turn_score_too():
     assert not quiet.at_risk and next(s for s in quiet.signals if s.source == "context").score == pytest.approx(0.175)
     careful = screen.assess("Anyway.", earlier=["A long week."], probe=ProbeReading(0.05, WITH_PROBE), careful=True)
     assert next(s for s in careful.signals if s.source == "context").threshold == 0.3
+
 
 class ProbingToolBox(ToolBox):
     """The calm classifier above and the probe; the real screen combines them."""
