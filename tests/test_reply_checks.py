@@ -123,6 +123,11 @@ def test_a_reply_that_retells_the_message_as_theirs_is_found():
     assert "i can't sleep" in speaks_as_them("I'm sorry. I can't sleep either.", "My exam is tomorrow. I can't sleep.")
     assert "i cried at" in speaks_as_them("So sad. I was so upset that I cried at work.", "I cried at work today.")
     assert speaks_as_them("I'm so sorry, that's awful.", "I'm so tired of this.") is None
+    spreadsheet = "this spreadsheet is going to be the death of me, three days and it still won't balance"
+    found = speaks_as_them("The spreadsheet is causing me so much anxiety. It's like every time I open it.", spreadsheet)
+    assert "The spreadsheet is causing me so much anxiety." in found
+    assert speaks_as_them("The spreadsheet must be making you miserable.", spreadsheet) is None
+    assert speaks_as_them("The spreadsheet again? I'd scream too.", spreadsheet) is None  # a question; their own
 
 
 def test_replies_are_held_from_opening_with_i_or_my():

@@ -3,12 +3,13 @@
 A crisis reply is one short sentence that acknowledges what the person said, then the
 fixed protocol for each category found (most urgent first), the configured resources and
 an offer to stay. Said again in one session, a category's protocol is its short form: the step
-that matters now, not the whole text a second time. The acknowledgment may come from the LLM, but only if it passes
-:func:`acknowledgment_problems`: one sentence, no question, no advice, nothing about a
-method, means or place of harm, no blame, no mockery, nothing that makes it sound small, no alarm,
-not their own words said back, not about them instead of to them. Otherwise a fixed
-sentence for the category stands in. The protocol texts are conditional ("if you might
-act on this"), so a false alarm still reads as care, not as an accusation.
+that matters now, not the whole text a second time. The acknowledgment may come from the LLM, but
+only if it passes :func:`acknowledgment_problems`: one finished sentence, no question, no advice,
+nothing about a method, means or place of harm, no blame, no mockery, nothing that makes it sound
+small, no alarm, not their own words said back (a run of them, or their message cut down and never
+saying "you"), not about them instead of to them. Otherwise a fixed sentence for the category
+stands in. The protocol texts are conditional ("if you might act on this"), so a false alarm still
+reads as care, not as an accusation.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from empathygraph.agents.reply_checks import ABOUT_THEM, said_back
+from empathygraph.agents.reply_checks import ABOUT_THEM, said_back, their_words_unaddressed
 from empathygraph.agents.small_talk import Pleasantry
 from empathygraph.schemas import RiskCategory
 
@@ -92,7 +93,7 @@ FOLLOW_UP = ("I'm still thinking about what you told me earlier. If those feelin
 _MEANS = re.compile(
     r"\b(?:pills?|tablets?|meds|medication|overdos\w*|dose|rope|noose|hang\w*|gun|rifle|revolver|weapon|knife|knives|"
     r"blade|razor|cut\w*|burn\w*|bridge|roof|ledge|edge|train|tracks|jump\w*|poison\w*|bleach|hose|car|drown\w*|"
-    r"starv\w*|method|plan\w*|kill\w*|suicid\w*|die|dying|death|dead)\b", re.IGNORECASE)
+    r"starv\w*|self[- ]?harm\w*|method|plan\w*|kill\w*|suicid\w*|die|dying|death|dead)\b", re.IGNORECASE)
 _BLAME = re.compile(
     r"\b(?:(?<!not )(?<!n't )your (?:own )?fault|you should(?:n'?t)? have|why (?:did|would|do) you|selfish|overreact\w*|dramatic|"
     r"attention|calm down|not that bad|could be worse|get over|snap out|silly|stupid|crazy|lol|haha|joke|joking|"
@@ -120,12 +121,17 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
     if user_words and (run := said_back(stripped, user_words)):
         # Their words said back, in their own first person: "I'm scared I'll throw him out the window".
         problems.append(f'repeats their words ("{run} ...")')
+    elif user_words and (taken := their_words_unaddressed(stripped, user_words)):
+        # Their message cut down and handed back, not said to them: "dad collapsed in kitchen, not answering me".
+        problems.append(f'is their own words, not said to them ("{taken}")')
     if task and (run := said_back(stripped, task)):
         # The task told back ("you told me something serious and you gave me the steps and where to get help").
         problems.append(f'repeats the instructions ("{run} ...")')
     if any(said_back(stripped, reply) for reply in earlier):
         # The last turn's acknowledgment again, word for word, to "what should I do?".
         problems.append("says an earlier reply again")
+    if not re.search(r"[.!][\"')]*$", stripped):
+        problems.append("not a finished sentence")
     if "?" in stripped:
         problems.append("asks a question")
     if len(re.findall(r"[.!]\s+\S", stripped)) > 0:

@@ -16,8 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
 from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS
-from empathygraph.phrasing import denies_label, normalize, parrots_label, stock_question, understanding_opening, words
+from empathygraph.phrasing import (
+    denies_label,
+    normalize,
+    parrots_label,
+    split_sentences,
+    stock_question,
+    understanding_opening,
+    words,
+)
 from empathygraph.schemas import ReplyScreen
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
@@ -120,6 +130,9 @@ _MY = re.compile(r"\bmy\s+([a-z][a-z'-]*)")
 
 
 _I = frozenset({"i", "i'm", "i've", "i'd", "i'll", "me"})
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|we're|we've|we'd|we'll)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b")
+_FIRST_PERSON_SINGULAR = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b")
 
 
 def _first_person_runs(text: str) -> set[tuple[str, ...]]:
@@ -127,21 +140,41 @@ def _first_person_runs(text: str) -> set[tuple[str, ...]]:
     return {tuple(said[i : i + 3]) for i in range(len(said) - 2) if said[i] in _I}
 
 
+# A sentence whose subject is a thing of theirs ("The spreadsheet ...", "This exam ...").
+_THEIR_THING_FIRST = re.compile(r"^\W*(?:the|this|that|these|those|my)\s+([a-z][a-z'-]*)")
+
+
+def _their_thing_on_me(reply: str, user_words: str) -> str | None:
+    """A statement, in a reply that never says "you", about a thing they mentioned acting on "me": "The
+    spreadsheet is causing me so much anxiety." to "this spreadsheet is going to be the death of me"."""
+    if _SECOND_PERSON.search(normalize(reply)):
+        return None
+    theirs = {_stem(word) for word in words(user_words) if word not in ENGLISH_STOP_WORDS}
+    for sentence in split_sentences(reply):
+        said = normalize(sentence).strip()
+        start = _THEIR_THING_FIRST.match(said)
+        if (start and _stem(start.group(1)) in theirs and not said.endswith("?")
+                and _FIRST_PERSON_SINGULAR.search(said[start.end():])):
+            return sentence.strip()
+    return None
+
+
 def speaks_as_them(reply: str, user_words: str) -> str | None:
-    """The reply retells the message as if it were them: "my <thing>" of a thing the person called theirs, or
+    """The reply retells the message as if it were them: "my <thing>" of a thing the person called theirs,
     three words of theirs that start with "I" ("I cried at", "I can't sleep"; 21 of 5,738 human listener turns
-    of ED valid share such a run with the message before them, mostly agreeing: "I love cheese")."""
+    of ED valid share such a run with the message before them, mostly agreeing: "I love cheese"), or a thing of
+    theirs acting on "me" in a reply without "you" (6 of the 5,738: "The dentist makes me a bit nervous")."""
     theirs = set(_MY.findall(normalize(user_words)))
     for thing in _MY.findall(normalize(reply)):
         if thing in theirs:
             return f'the reply says "my {thing}" as if it were them; speak to them about their {thing}'
     if runs := _first_person_runs(reply) & _first_person_runs(user_words):
         return f'the reply says "{" ".join(min(runs))}" as if it were them; speak to them about what they told you'
+    if sentence := _their_thing_on_me(reply, user_words):
+        return f'the reply says "{sentence}" as if it were them; speak to them ("you") about what they told you'
     return None
 
 
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll|we|us|our|we're|we've|we'd|we'll)\b")
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b")
 # The listener's own first person in a question to them ("can I ask", "tell me", "I wonder").
 _LISTENER_FIRST_PERSON = re.compile(
     r"\b(?:(?:can|could|may|might)\s+i\s+(?:ask|help)|i\s+(?:do|say)\s+to\s+help|let\s+me|tell\s+me|show\s+me|"
@@ -198,6 +231,23 @@ def asks_for_tips(reply: str) -> str | None:
 
 def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("s")
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry content (no stop words), lightly stemmed ("dogs" -> "dog")."""
+    return [_stem(word) for word in words(text) if word not in ENGLISH_STOP_WORDS]
+
+
+def their_words_unaddressed(text: str, user_words: str, share: float = 0.6) -> str | None:
+    """``text`` is mostly their own words and never says "you": their message cut down and handed back
+    ("dad collapsed in kitchen, not answering me" to "my dad just collapsed in the kitchen ..."); the content
+    words it took from them, or None."""
+    said = content_words(text)
+    if len(said) < 2 or _SECOND_PERSON.search(normalize(text)):
+        return None
+    theirs = set(content_words(user_words))
+    taken = [word for word in said if word in theirs]
+    return " ".join(taken) if len(taken) >= share * len(said) else None
 
 
 def borrows_example(reply: str, user_words: str) -> str | None:

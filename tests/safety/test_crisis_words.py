@@ -41,6 +41,16 @@ def test_an_acknowledgment_that_says_their_words_back_is_refused():
     assert acknowledgment_problems("That sounds like a lot of anger to be holding at work.", said) == []
 
 
+def test_their_message_cut_down_and_handed_back_is_refused():
+    """Seen on a medical emergency (2026-12-02): the acknowledgment was their message without its small words."""
+    said = "my dad just collapsed in the kitchen and he isn't answering me"
+    problems = acknowledgment_problems("dad collapsed in kitchen, not answering me", said)
+    assert any("their own words, not said to them" in p for p in problems)
+    assert "not a finished sentence" in problems
+    assert acknowledgment_problems("That must be terrifying, and I'm so glad you reached out right away.", said) == []
+    assert acknowledgment_problems("Seeing your dad collapse must be terrifying.", said) == []  # said to them
+
+
 def test_an_acknowledgment_that_tells_its_task_back_is_refused():
     """Seen in a chat (2026-12-01): asked for the protocol's second acknowledgment, the 1.5B model retold its task."""
     task = ("Earlier they told you something serious, and you gave them the steps and where to get help. "
