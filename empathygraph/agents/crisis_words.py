@@ -6,8 +6,9 @@ an offer to stay. Said again in one session, a category's protocol is its short 
 that matters now, not the whole text a second time. The acknowledgment may come from the LLM, but
 only if it passes :func:`acknowledgment_problems`: one finished sentence, no question, no advice,
 nothing about a method, means or place of harm, no blame, no mockery, nothing that makes it sound
-small, no alarm, not their own words said back (a run of them, or their message cut down and never
-saying "you"), not about them instead of to them. Otherwise a fixed sentence for the category
+small, no alarm, no stock opening ("I understand ..."), not their own words said back, and said to
+them: a sentence without "you" was their message cut down ("dad collapsed in kitchen, not answering
+me") or said about them ("The person is in danger of ..."). Otherwise a fixed sentence for the category
 stands in. The protocol texts are conditional ("if you might act on this"), so a false alarm still
 reads as care, not as an accusation.
 """
@@ -18,8 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from empathygraph.agents.reply_checks import ABOUT_THEM, said_back, their_words_unaddressed
+from empathygraph.agents.reply_checks import ABOUT_THEM, said_back
 from empathygraph.agents.small_talk import Pleasantry
+from empathygraph.phrasing import understanding_opening
 from empathygraph.schemas import RiskCategory
 
 
@@ -108,6 +110,7 @@ _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you trie
 # person's own words may carry a fake helpline for the model to repeat).
 _CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|gov|uk|io)\b|\S+@\S+",
                       re.IGNORECASE)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.IGNORECASE)
 MAX_WORDS = 30
 
 
@@ -121,9 +124,6 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
     if user_words and (run := said_back(stripped, user_words)):
         # Their words said back, in their own first person: "I'm scared I'll throw him out the window".
         problems.append(f'repeats their words ("{run} ...")')
-    elif user_words and (taken := their_words_unaddressed(stripped, user_words)):
-        # Their message cut down and handed back, not said to them: "dad collapsed in kitchen, not answering me".
-        problems.append(f'is their own words, not said to them ("{taken}")')
     if task and (run := said_back(stripped, task)):
         # The task told back ("you told me something serious and you gave me the steps and where to get help").
         problems.append(f'repeats the instructions ("{run} ...")')
@@ -132,6 +132,13 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
         problems.append("says an earlier reply again")
     if not re.search(r"[.!][\"')]*$", stripped):
         problems.append("not a finished sentence")
+    if not _YOU.search(stripped):
+        # Said about them or as them, not to them: "The person is in danger of ...", "dad collapsed in kitchen".
+        problems.append('not said to them (no "you")')
+    if found := understanding_opening(stripped):
+        # "I understand how difficult it must be to feel this way": 8 of the first 20 the 1.5B model wrote,
+        # none about what they said; the category's fixed sentence reads better.
+        problems.append(f'opens with a stock phrase ("{found}")')
     if "?" in stripped:
         problems.append("asks a question")
     if len(re.findall(r"[.!]\s+\S", stripped)) > 0:

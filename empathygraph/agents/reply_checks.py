@@ -114,9 +114,10 @@ def agrees_unasked(reply: str, user_words: str) -> str | None:
 
 
 # The analysis voice: the person talked about instead of to ("The person seems to be feeling very sad about ...",
-# 1 of ~410 replies kept from the project's runs; "They just said 'ok thanks', which is ..." as a crisis opening).
-ABOUT_THEM = re.compile(r"\b(?:the (?:person|user|speaker) (?:seems|appears|is feeling|feels|might be|may be|said|says|"
-                        r"mentioned|wants)|they just (?:said|told|mentioned|wrote))\b", re.IGNORECASE)
+# 1 of ~410 replies kept from the project's runs; "They just said 'ok thanks', which is ..." and "The person is in
+# danger of ..." as crisis openings). "Did they catch the person?" (someone else) has no verb after it.
+ABOUT_THEM = re.compile(r"\b(?:the (?:person|user|speaker) (?:seems|appears|is|was|has|had|feels|might|may|said|says|"
+                        r"mentioned|wants|needs)|they just (?:said|told|mentioned|wrote))\b", re.IGNORECASE)
 
 
 def talks_about_them(reply: str) -> str | None:
@@ -231,23 +232,6 @@ def asks_for_tips(reply: str) -> str | None:
 
 def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("s")
-
-
-def content_words(text: str) -> list[str]:
-    """The words of ``text`` that carry content (no stop words), lightly stemmed ("dogs" -> "dog")."""
-    return [_stem(word) for word in words(text) if word not in ENGLISH_STOP_WORDS]
-
-
-def their_words_unaddressed(text: str, user_words: str, share: float = 0.6) -> str | None:
-    """``text`` is mostly their own words and never says "you": their message cut down and handed back
-    ("dad collapsed in kitchen, not answering me" to "my dad just collapsed in the kitchen ..."); the content
-    words it took from them, or None."""
-    said = content_words(text)
-    if len(said) < 2 or _SECOND_PERSON.search(normalize(text)):
-        return None
-    theirs = set(content_words(user_words))
-    taken = [word for word in said if word in theirs]
-    return " ".join(taken) if len(taken) >= share * len(said) else None
 
 
 def borrows_example(reply: str, user_words: str) -> str | None:

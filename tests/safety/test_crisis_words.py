@@ -38,17 +38,22 @@ def test_an_acknowledgment_that_says_their_words_back_is_refused():
     said = "If my coworker taps his pen one more time I'm scared I'll throw him out the window."
     retold = "The coworker is tapping his pen one more time, and I'm scared I'll throw him out the window."
     assert any("repeats their words" in p for p in acknowledgment_problems(retold, said))
-    assert acknowledgment_problems("That sounds like a lot of anger to be holding at work.", said) == []
+    assert acknowledgment_problems("That sounds like a lot of anger for you to be holding at work.", said) == []
 
 
-def test_their_message_cut_down_and_handed_back_is_refused():
-    """Seen on a medical emergency (2026-12-02): the acknowledgment was their message without its small words."""
+def test_an_acknowledgment_not_said_to_them_is_refused():
+    """Seen on emergencies (2026-12-02): their message cut down, and the analysis voice, as acknowledgments."""
     said = "my dad just collapsed in the kitchen and he isn't answering me"
     problems = acknowledgment_problems("dad collapsed in kitchen, not answering me", said)
-    assert any("their own words, not said to them" in p for p in problems)
-    assert "not a finished sentence" in problems
+    assert 'not said to them (no "you")' in problems and "not a finished sentence" in problems
+    assert 'not said to them (no "you")' in acknowledgment_problems(
+        "The person is in danger of losing their father, which is terrifying.", said)
     assert acknowledgment_problems("That must be terrifying, and I'm so glad you reached out right away.", said) == []
-    assert acknowledgment_problems("Seeing your dad collapse must be terrifying.", said) == []  # said to them
+
+
+def test_a_stock_opening_is_refused():
+    problems = acknowledgment_problems("I understand how difficult it must be for you to feel this way.")
+    assert problems == ['opens with a stock phrase ("i understand")']
 
 
 def test_an_acknowledgment_that_tells_its_task_back_is_refused():
@@ -64,7 +69,8 @@ def test_an_acknowledgment_said_in_an_earlier_reply_is_refused():
     said = "I understand how hard it must be to stay late every night with more work piled on."
     earlier = [f"{said} (then the safety steps and where to get help)"]
     assert "says an earlier reply again" in acknowledgment_problems(said, "what should I do?", earlier=earlier)
-    assert acknowledgment_problems("Asking what to do next makes sense.", "what should I do?", earlier=earlier) == []
+    assert acknowledgment_problems("It makes sense that you want to know what to do next.", "what should I do?",
+                                   earlier=earlier) == []
 
 
 @pytest.mark.parametrize("text", [
