@@ -74,7 +74,12 @@ def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
     caught = [(v, m) for v, m in zip(verdicts, items, strict=True) if m.risk and v.at_risk]
     category_right = [bool(set(v.categories) & set(m.categories)) for v, m in caught]
     wrong_categories = [len(set(v.categories) - set(m.categories)) for v, m in caught]
+    alarms = [v for v, m in zip(verdicts, items, strict=True) if not m.risk and v.at_risk]
     return {**rates(flags, items),
+            # The protocol's unsure words (not presuming the danger) go to tentative readings: wanted for false
+            # alarms, a gentler opening than it could have for the disclosures.
+            "read_tentative": {"caught_disclosures": round(sum(v.tentative for v, _ in caught) / max(1, len(caught)), 3),
+                               "false_alarms": round(sum(v.tentative for v in alarms) / max(1, len(alarms)), 3)},
             "category_agreement": round(sum(category_right) / max(1, len(category_right)), 3),
             "wrong_categories_per_caught": round(sum(wrong_categories) / max(1, len(wrong_categories)), 3),
             "patterns_alone": {k: v for k, v in rates(patterns, items).items() if k in ("recall", "false_positive_rate")},

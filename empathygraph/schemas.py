@@ -252,6 +252,8 @@ class RiskSignal(Record):
     fired: bool
     categories: list[RiskCategory] = Field(default_factory=list)
     detail: str = Field(default="", description="the phrase, sentence or question behind the score")
+    plain: bool = Field(default=True, description="read as plainly said: False for a score that fired below the level "
+                        "where most disclosures of the dev set score (or the LLM tipping an unsure case)")
 
 
 class SafetyAssessment(StepOutput):
@@ -263,6 +265,8 @@ class SafetyAssessment(StepOutput):
     score: float = Field(default=0.0, ge=0.0, le=1.0)
     signals: list[RiskSignal] = Field(default_factory=list, description="every signal weighed, fired or not")
     careful: bool = Field(default=False, description="the session disclosed risk earlier: stay careful")
+    tentative: bool = Field(default=False, description="every signal that fired read the danger as unsure, not "
+                            "plainly said: the protocol's words do not presume it (a false alarm is likeliest here)")
 
     @property
     def at_risk(self) -> bool:
@@ -272,6 +276,7 @@ class SafetyAssessment(StepOutput):
         found: Decisions = [("risk", ", ".join(c.value for c in self.categories) if self.at_risk else "none found")]
         found += [(s.source, f"{s.score:.2f}{' fired' if s.fired else ''}{f' ({s.detail[:80]})' if s.detail else ''}")
                   for s in self.signals if s.score > 0 or s.fired]
+        found += [("reading", "tentative: no signal read the danger as plainly said")] if self.tentative else []
         return found + ([("session", "careful: risk disclosed earlier")] if self.careful else [])
 
     def headline(self) -> str:

@@ -268,11 +268,14 @@ def out_of_writer_scores(fit: Callable[[set[str]], ScoreTexts], train_split: lis
     return scored, np.concatenate(scores)
 
 
-def thresholds(scores: np.ndarray, items: list[SafetyMessage], recall: float, gray_recall: float) -> tuple[float, float]:
-    """The any-risk threshold keeping ``recall`` of the disclosures, and the gray band's keeping ``gray_recall``."""
+def thresholds(scores: np.ndarray, items: list[SafetyMessage], recall: float, gray_recall: float,
+               plain_recall: float) -> tuple[float, float, float]:
+    """The any-risk threshold keeping ``recall`` of the disclosures, the gray band's keeping ``gray_recall``, and
+    the plain level keeping ``plain_recall`` (above it a disclosure reads as plainly said)."""
     positive = np.array([m.risk for m in items])
     threshold = threshold_for_recall(scores[:, 0], positive, recall)
-    return threshold, min(threshold, threshold_for_recall(scores[:, 0], positive, gray_recall))
+    return (threshold, min(threshold, threshold_for_recall(scores[:, 0], positive, gray_recall)),
+            max(threshold, threshold_for_recall(scores[:, 0], positive, plain_recall)))
 
 
 def linear_fit(cache: StateCache, items: list[SafetyMessage]) -> ScoreTexts:
@@ -307,7 +310,7 @@ def read_thresholds(path: Path, wait_s: float = 3600.0) -> dict:
             text = path.read_text()
             found = json.loads(text[text.index("{"):])
             return {**{k: found[k] for k in ("threshold", "gray", "out_of_writer")},
-                    **{k: found[k] for k in GRAY_NOTES if k in found}}
+                    **{k: found[k] for k in (*GRAY_NOTES, "plain") if k in found}}
         except (OSError, ValueError, KeyError):
             if time.monotonic() > deadline:
                 raise SystemExit(f"{path}: no complete --folds-only result after {wait_s:.0f} s") from None
@@ -326,8 +329,8 @@ def evaluate(fit: Callable[[set[str]], ScoreTexts], train_split: list[SafetyMess
         scored, scores = out_of_writer_scores(fit, train_split, args.folds)
         if save_oow:  # what train_risk_probe.py calibrates the averaged score with
             np.savez(save_oow, ids=np.array([m.id for m in scored]), scores=scores[:, 0])
-        threshold, gray = thresholds(scores, scored, args.recall, args.gray_recall)
-        result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
+        threshold, gray, plain = thresholds(scores, scored, args.recall, args.gray_recall, args.plain_recall)
+        result = {"threshold": round(threshold, 4), "gray": round(gray, 4), "plain": round(plain, 4),
                   "out_of_writer": report(scores, scored, threshold)}
     if score_texts is not None:
         result.update({name: report(message_scores(score_texts, items), items, result["threshold"])
@@ -354,6 +357,8 @@ def main() -> None:
                         help="take the thresholds from this --folds-only run's output (waits for it) instead of the folds")
     parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
     parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
+    parser.add_argument("--plain-recall", type=float, default=0.8,
+                        help="out-of-writer recall of the plain level (below it the protocol's words are tentative)")
     parser.add_argument("--save-oow", type=Path, default=None,
                         help="write the out-of-writer any-risk scores here (.npz: ids, scores; for train_risk_probe.py)")
     parser.add_argument("--out", type=Path, default=None, help="write the tuned top here")
@@ -401,7 +406,8 @@ def main() -> None:
     print(json.dumps(result, indent=2))
     if args.out and not args.folds_only:
         save_ensemble(args.out, fitted[0], start=args.start,
-                      meta={"threshold": tuned["threshold"], "gray": tuned["gray"], "category_threshold": 0.3,
+                      meta={"threshold": tuned["threshold"], "gray": tuned["gray"], "plain": tuned.get("plain", 0.0),
+                            "category_threshold": 0.3,
                             "trained_on": trained_on, **{k: tuned[k] for k in GRAY_NOTES if k in tuned},
                             "report": {k: result[k] for k in ("out_of_writer", "held_out", "held_out_first_writers",
                                                               "exam")}})

@@ -29,8 +29,8 @@ from empathygraph.backbones import make_backbone
 from empathygraph.backbones.config import BackboneConfig
 from empathygraph.eval.probe_states import ProbeStates
 from empathygraph.eval.safety_set import everyday_messages, load_conversations, load_messages
-from empathygraph.tools.risk_classifier import RiskModel, RiskThresholds
-from empathygraph.tools.risk_probe import RiskProbe
+from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel, RiskThresholds
+from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
 from empathygraph.tools.text_emotion import SentenceEncoder
 
 _spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__file__).with_name("train_risk_classifier.py"))
@@ -78,6 +78,40 @@ def rates(scores: np.ndarray, risk: np.ndarray, threshold: float) -> dict:
     return {"recall": round(float(fired[risk].mean()), 3), "false_positive_rate": round(float(fired[~risk].mean()), 3)}
 
 
+def meta_of(path: Path) -> dict:
+    """The JSON ``meta`` of a shipped ``.npz`` (a probe or a tuned top)."""
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["meta"]))
+
+
+def set_meta(path: Path, compressed: bool, **keys: object) -> None:
+    """Add ``keys`` to the JSON ``meta`` of a shipped ``.npz``, every array kept (``compressed`` as it was saved)."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["meta"] = np.array(json.dumps({**meta_of(path), **keys}))
+    (np.savez_compressed if compressed else np.savez)(path, **arrays)
+
+
+def record_plain_levels(averaged_plain: float, alone_plain: float, averaged: np.ndarray, encoder: np.ndarray,
+                        risk: np.ndarray, args: argparse.Namespace) -> None:
+    """Write the plain levels (the probe's for the averaged score, the classifier's for its score alone) into the
+    shipped files and print what they keep out of writer: the disclosures read as plain, the false alarms not."""
+    probe_file, classifier_file = RISK_PROBE_PATH, RISK_TOP_PATH
+    why = (f"out-of-writer score keeping {args.plain_recall} of the train split's disclosures "
+           f"({args.classifier_oow.name} for the encoder's)")
+    set_meta(probe_file, False, plain=round(averaged_plain, 4), plain_why=why)
+    set_meta(classifier_file, True, plain=round(alone_plain, 4), plain_why=why)  # tuned tops are saved compressed
+    shipped = {"averaged": (averaged, meta_of(probe_file)["threshold"]),
+               "classifier_alone": (encoder, meta_of(classifier_file)["threshold"])}
+    report = {}
+    for (name, (scores, threshold)), plain in zip(shipped.items(), (averaged_plain, alone_plain), strict=True):
+        flagged = scores >= threshold
+        report[name] = {"plain": round(plain, 4), "threshold": threshold,
+                        "flagged_disclosures_read_plain": round(float((scores[flagged & risk] >= plain).mean()), 3),
+                        "false_alarms_read_tentative": round(float((scores[flagged & ~risk] < plain).mean()), 3)}
+    print(json.dumps({"plain_levels": report}, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=risk_script.SHARED, help="the shared data folder")
@@ -89,6 +123,11 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=1.0, help="L2 strength of the networks")
     parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
     parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
+    parser.add_argument("--plain-recall", type=float, default=0.8,
+                        help="out-of-writer recall of the plain level (below it the protocol's words are tentative)")
+    parser.add_argument("--plain-only", action="store_true",
+                        help="only compute the plain levels out of writer and record them in the shipped probe's and "
+                             "classifier's files (which predate them); nothing is retrained")
     parser.add_argument("--classifier-oow", type=Path, help="the encoder classifier's out-of-writer scores (.npz: ids, scores)")
     parser.add_argument("--states-only", action="store_true", help="only read the states into the cache")
     parser.add_argument("--out", type=Path, default=None)
@@ -121,8 +160,13 @@ def main() -> None:
     averaged = (encoder + np.array([probe_oow[m.id] for m in messages])) / 2
     threshold = risk_script.threshold_for_recall(averaged, risk, args.recall)
     gray = min(threshold, risk_script.threshold_for_recall(averaged, risk, args.gray_recall))
+    plain = max(threshold, risk_script.threshold_for_recall(averaged, risk, args.plain_recall))
     alone = risk_script.threshold_for_recall(encoder, risk, args.recall)
-    result = {"threshold": round(threshold, 4), "gray": round(gray, 4),
+    if args.plain_only:
+        record_plain_levels(plain, risk_script.threshold_for_recall(encoder, risk, args.plain_recall),
+                            averaged, encoder, risk, args)
+        return
+    result = {"threshold": round(threshold, 4), "gray": round(gray, 4), "plain": round(plain, 4),
               "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
 
     fitted = fit_probe(cache, train + ed, *shape)
@@ -150,7 +194,8 @@ def main() -> None:
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))
     if args.out:
-        probe = replace(fitted, thresholds=RiskThresholds(threshold, gray, model.thresholds.category), trained_on=trained_on)
+        probe = replace(fitted, thresholds=RiskThresholds(threshold, gray, model.thresholds.category, plain=plain),
+                        trained_on=trained_on)
         probe.save(args.out, report={k: v for k, v in result.items() if k != "trained_on"})
 
 

@@ -57,7 +57,7 @@ def test_config(**sections: Any) -> Config:
         "sessions": {"db": ":memory:"},
         "agents": {"strategy_label": "llm", "reflection_llm": "always"},
         "perception": {"text_emotion": False},
-        "safety": {"classifier": False},
+        "safety": {"classifier": False, "acknowledgment": "llm"},  # the LLM path is the one with rules to test
         "generators": {"speech": "none", "avatar": "none"},
     }
     for key, value in sections.items():

@@ -92,11 +92,11 @@ class AcknowledgmentDraft(BaseModel):
 def acknowledgment(state: MergState, runtime: Runtime[RunContext], categories: list[RiskCategory], repeat: bool):
     """The LLM's acknowledgment if it passes the rules, else None; with what to record about it."""
     config = runtime.context.config
-    if config.safety.acknowledgment != "llm":
-        return None, None, None, ["fixed acknowledgment (safety.acknowledgment: fixed)"]
     kind = pleasantry(state["cues"].words) if repeat else None
     if kind is not None:
         return AGAIN_PLEASANTRY[kind], None, None, [f"the protocol again after {kind} only: its fixed answer"]
+    if config.safety.acknowledgment != "llm":
+        return None, None, None, ["fixed acknowledgment (safety.acknowledgment: fixed)"]
     task = acknowledge_task(categories, repeat)
     messages = build_messages(state, task, history_turns=config.agents.history_turns)
     try:
@@ -127,7 +127,14 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     # A new disclosure gets the whole protocol again ("I counted out the pills tonight" after "I won't need my
     # things much longer"); the short form is for turns that fire only because the earlier words are read again.
     given = frozenset() if disclosed_now(runtime.context, safety) else protocols_given(state)
-    opening, messages, answer, notes = acknowledgment(state, runtime, categories, given_before(categories, given))
+    repeat = given_before(categories, given)
+    if safety.tentative and not repeat:
+        # Read as unsure, not plainly said: most false alarms are, so no sentence may presume the danger.
+        opening, messages, answer = None, None, None
+        notes = ["tentative reading: the unsure acknowledgment" + (" and steps" if any(
+            PROTOCOLS[c].unsure_steps for c in protocol_categories(categories)) else "")]
+    else:
+        opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
     if given & set(categories):
         notes.append("said before in this session, so in its short form: "
                      + ", ".join(c.value for c in protocol_categories(categories) if c in given))
@@ -136,7 +143,7 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
                           strategy=STRATEGY.get(first, Strategy.AFFIRMATION),
                           rationale=f"risk assessment: {', '.join(c.value for c in categories)}")
     plan = ResponsePlan(
-        text=protocol_reply(categories, opening, resources, given),
+        text=protocol_reply(categories, opening, resources, given, tentative=safety.tentative),
         speech=SpeechStyle(emotion=CoarseEmotion.NEUTRAL, rate=0.9, pitch=-0.5, energy=0.4),
         avatar=avatar_directives(state["emotion"], empathy.strategy, crisis=True),
         profile=state.get("profile") or config.profile,

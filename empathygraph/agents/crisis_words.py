@@ -37,6 +37,8 @@ class Protocol:
     goal: str
     danger: str  # what the acknowledgment must take seriously (told to the LLM that writes it)
     again: str
+    unsure: str  # the acknowledgment of a tentative reading, which does not presume the danger
+    unsure_steps: str | None = None  # steps that do not presume it either, where ``steps`` do
 
 
 PROTOCOLS: dict[RiskCategory, Protocol] = {
@@ -47,6 +49,9 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         goal="get them emergency medical help now",
         danger="their health, or someone's near them, is in danger right now",
         again="If it is still an emergency, please call your local emergency number now.",
+        unsure="Thank you for telling me; I want to be sure you're okay.",
+        unsure_steps="If this could be an emergency, please call your local emergency number now, or ask someone "
+                     "near you to call. If something was swallowed or taken, keep the packet to show them.",
     ),
     RiskCategory.SELF_HARM: Protocol(
         acknowledgment="It sounds like you're carrying a huge amount of pain right now, and I'm really glad you told me.",
@@ -56,6 +61,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         goal="keep them safe and connect them with crisis support now",
         danger="they may be thinking of ending their life or harming themselves",
         again="If you might act on these thoughts, or you're not safe right now, please reach out now.",
+        unsure="Thank you for telling me this; I want to be sure you're okay.",
     ),
     RiskCategory.HARM_TO_OTHERS: Protocol(
         acknowledgment="It sounds like these thoughts are weighing on you, and it took courage to say them.",
@@ -66,6 +72,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         danger="they may hurt someone, or fear that they will",
         again="If you feel you might act on these thoughts, please step away and call a crisis line or your local "
               "emergency number now.",
+        unsure="Thank you for telling me what's on your mind; I want to be sure everyone stays safe.",
     ),
     RiskCategory.ABUSE: Protocol(
         acknowledgment="Thank you for trusting me with this; what is happening to you is not okay, and it is not your fault.",
@@ -74,6 +81,7 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         goal="affirm it is not their fault and connect them with help",
         danger="someone is harming, threatening or controlling them",
         again="If you are in danger right now, please call your local emergency number.",
+        unsure="Thank you for telling me this; I want to be sure you're safe.",
     ),
 }
 STAY = "I'm here with you, and I'd like to hear how you're doing right now."
@@ -101,10 +109,12 @@ _BLAME = re.compile(
     r"attention|calm down|not that bad|could be worse|get over|snap out|silly|stupid|crazy|lol|haha|joke|joking|"
     r"just kidding|grateful|lucky)\b", re.IGNORECASE)
 # Making it small: a danger read as an everyday upset ("it's frustrating to lose your phone" to
-# someone who is threatened). Mild feeling words and softeners never fit a disclosure of danger.
+# someone who is threatened; "you're feeling so anxious about something with peanut" to a throat closing).
+# Mild feeling words and softeners never fit a disclosure of danger.
 _MINIMISE = re.compile(
     r"\b(?:a (?:bit|little)|slightly|somewhat|kind of|sort of|frustrat\w*|annoy\w*|inconvenien\w*|irritat\w*|"
-    r"bummer|a pain|disappoint\w*|bother\w*|not ideal|rough day|bad day|hassle|tricky)\b", re.IGNORECASE)
+    r"bummer|a pain|disappoint\w*|bother\w*|not ideal|rough day|bad day|hassle|tricky|anxious|anxiety|nervous|"
+    r"stress\w*|tough)\b", re.IGNORECASE)
 _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you tried|make sure|don'?t worry)\b", re.IGNORECASE)
 # Numbers, links and addresses: only the configured resources may name a way to get help (the
 # person's own words may carry a fake helpline for the model to repeat).
@@ -165,7 +175,7 @@ def given_before(categories: list[RiskCategory], given: frozenset[RiskCategory])
 
 
 def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str],
-                   given: frozenset[RiskCategory] = frozenset()) -> str:
+                   given: frozenset[RiskCategory] = frozenset(), tentative: bool = False) -> str:
     """The whole crisis reply: an acknowledgment, each category's steps (most urgent first), resources, presence.
 
     Args:
@@ -174,10 +184,14 @@ def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, r
         resources: the configured helplines and numbers, in order (always given in full).
         given: categories whose protocol this session was given already: their short form. When every
             category was, the reply says that the earlier words still stand.
+        tentative: the danger was not read as plainly said: the fixed words that would presume it give way
+            to their unsure forms (most false alarms are read so; the resources are the same).
     """
     known, repeat = protocol_categories(categories), given_before(categories, given)
-    opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else PROTOCOLS[known[0]].acknowledgment)
-    steps = [PROTOCOLS[c].again if c in given else PROTOCOLS[c].steps for c in known]
+    first = PROTOCOLS[known[0]]
+    opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else first.unsure if tentative else first.acknowledgment)
+    steps = [PROTOCOLS[c].again if c in given else
+             (PROTOCOLS[c].unsure_steps or PROTOCOLS[c].steps) if tentative else PROTOCOLS[c].steps for c in known]
     return " ".join([opening, *([AGAIN] if repeat else []), *steps, *resources, STAY])
 
 

@@ -48,7 +48,8 @@ def classifier_signal(scores: RiskScores, thresholds: RiskThresholds, source: Ri
     floor = max(thresholds.category, thresholds.category_share * scores.categories[ranked[0]])
     likely = [c for c in ranked if scores.categories[c] >= floor] or ranked[:1]
     return RiskSignal(source=source, score=round(scores.any_risk, 4), threshold=round(threshold, 4), fired=fired,
-                      categories=[c for c in PRIORITY if c in likely], detail=scores.where[:300])
+                      categories=[c for c in PRIORITY if c in likely], detail=scores.where[:300],
+                      plain=scores.any_risk >= thresholds.plain)
 
 
 def combine(signals: Sequence[RiskSignal], *, matched: Sequence[str] = (), careful: bool = False) -> SafetyAssessment:
@@ -66,6 +67,7 @@ def combine(signals: Sequence[RiskSignal], *, matched: Sequence[str] = (), caref
         categories = [RiskCategory.SELF_HARM]
     score = max((s.score for s in signals), default=0.0)
     return SafetyAssessment(
+        tentative=bool(fired) and not any(s.plain for s in fired),
         category=categories[0] if categories else RiskCategory.NONE,
         categories=categories,
         matched=list(matched),
@@ -83,7 +85,7 @@ def llm_signal(p_yes: float, threshold: float, classifier: RiskSignal | None, gr
     """
     backed = classifier is None or classifier.score >= gray
     return RiskSignal(source="llm", score=round(p_yes, 4), threshold=threshold, fired=backed and p_yes >= threshold,
-                      categories=list(classifier.categories) if classifier else [], detail=question)
+                      categories=list(classifier.categories) if classifier else [], detail=question, plain=False)
 
 
 @dataclass(frozen=True)

@@ -59,12 +59,15 @@ class RiskThresholds:
             With the floor alone the shipped classifier attached about one wrong category to each
             disclosure (a threatened partner also got the steps for someone who might hurt others);
             0.6, chosen on the train split, cut that to 0.44 and kept 0.974 of the right ones.
+        plain: at or above it a disclosure reads as plainly said; one that fires below it is unsure,
+            and the protocol's words do not presume the danger (0: every disclosure reads as plain).
     """
 
     threshold: float = 0.5
     gray: float = 0.1
     category: float = 0.3
     category_share: float = 0.6
+    plain: float = 0.0
 
 
 def scores_of(texts: list[str], probs: np.ndarray) -> RiskScores:
@@ -101,7 +104,8 @@ class RiskModel:
             if info.labels != LABELS or info.activation != "sigmoid" or info.start != first.info.start:
                 raise BackendError(f"{where} answers {info.labels} ({info.activation}) from layer {info.start}, "
                                    f"not {LABELS} (sigmoid) from layer {first.info.start}")
-        self.thresholds = RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"])
+        self.thresholds = RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"],
+                                         plain=meta.get("plain", 0.0))
         self.trained_on: str = meta.get("trained_on", "")
 
     def probabilities(self, texts: list[str]) -> np.ndarray:

@@ -65,7 +65,8 @@ class RiskProbe:
                 hidden = (data["hidden_weight"], data["hidden_bias"]) if "hidden_weight" in data.files else (None, None)
                 return cls(backbone=meta["backbone"], mean=data["mean"], scale=data["scale"], coef=data["coef"],
                            intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
-                           thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"]),
+                           thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"],
+                                                     plain=meta.get("plain", 0.0)),
                            hidden_weight=hidden[0], hidden_bias=hidden[1])
         except (OSError, KeyError, ValueError) as exc:
             raise BackendError(f"risk probe at {path} cannot be read ({exc})") from None
@@ -74,7 +75,8 @@ class RiskProbe:
         """Write the probe (a few kB; about 4 bytes a weight with a hidden layer) with its thresholds and
         what it was trained on."""
         meta = {"backbone": self.backbone, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
-                "category_threshold": self.thresholds.category, "trained_on": self.trained_on,
+                "plain": self.thresholds.plain, "category_threshold": self.thresholds.category,
+                "trained_on": self.trained_on,
                 "report": report or {}}
         hidden = {} if self.hidden_weight is None or self.hidden_bias is None else {
             "hidden_weight": self.hidden_weight.astype(np.float32), "hidden_bias": self.hidden_bias.astype(np.float32)}

@@ -103,6 +103,19 @@ def test_the_acknowledgment_task_names_the_danger_of_each_category_found():
 def test_every_category_has_a_fixed_acknowledgment_that_passes_its_own_rules():
     for category, protocol in PROTOCOLS.items():
         assert acknowledgment_problems(protocol.acknowledgment) == [], category
+        assert acknowledgment_problems(protocol.unsure) == [], category
+
+
+def test_a_tentative_reading_does_not_presume_the_danger_but_keeps_every_resource():
+    resources = ["call 988"]
+    sure = protocol_reply([RiskCategory.MEDICAL_EMERGENCY, RiskCategory.ABUSE], None, resources)
+    unsure = protocol_reply([RiskCategory.MEDICAL_EMERGENCY, RiskCategory.ABUSE], None, resources, tentative=True)
+    medical, abuse = PROTOCOLS[RiskCategory.MEDICAL_EMERGENCY], PROTOCOLS[RiskCategory.ABUSE]
+    assert sure.startswith(medical.acknowledgment) and medical.steps in sure
+    assert unsure.startswith(medical.unsure) and medical.unsure_steps in unsure and medical.steps not in unsure
+    assert abuse.steps in unsure and "call 988" in unsure  # steps that say "if" already stay
+    given = frozenset({RiskCategory.MEDICAL_EMERGENCY, RiskCategory.ABUSE})
+    assert protocol_reply(list(given), None, resources, given, tentative=True).startswith(AGAIN_ACKNOWLEDGMENT)
 
 
 def test_the_reply_speaks_to_each_category_most_urgent_first_then_resources_then_presence():

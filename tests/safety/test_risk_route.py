@@ -11,6 +11,7 @@ from langchain_core.messages import BaseMessage
 from empathygraph.agents.crisis_words import AGAIN, AGAIN_PLEASANTRY, FOLLOW_UP, PROTOCOLS
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.backbones.yes_no import YesNoReading
+from empathygraph.config import Config
 from empathygraph.schemas import RiskCategory, RiskSignal, SafetyAssessment, VoiceCue
 from empathygraph.session import Empathizer
 from empathygraph.state import TurnInput
@@ -92,9 +93,10 @@ def test_a_turn_that_fires_on_the_earlier_words_gets_the_short_protocol_and_a_ne
     assert PROTOCOLS[RiskCategory.ABUSE].steps in other.plan.text
 
 
-def test_thanks_after_the_protocol_is_answered_in_kind_by_rule_and_keeps_the_short_protocol():
+@pytest.mark.parametrize("acknowledgment", ["llm", "fixed"])
+def test_thanks_after_the_protocol_is_answered_in_kind_by_rule_and_keeps_the_short_protocol(acknowledgment):
     model = scripted()
-    empathizer = make_empathizer(model)
+    empathizer = make_empathizer(model, test_config(safety={"acknowledgment": acknowledgment}))
     empathizer.respond("I want to end my life.", session_id="s")
     asked = len(model.calls_for("AcknowledgmentDraft"))
     empathizer.toolbox.screen_safety = lambda *args, **kwargs: reread()  # the earlier words, read again, fire
@@ -140,6 +142,15 @@ def test_an_acknowledgment_that_names_the_means_is_replaced_by_the_fixed_one():
     assert any("names a means" in note for note in result.last("crisis_protocol").notes)
 
 
+def test_by_default_the_acknowledgment_is_fixed_and_no_llm_is_asked_for_it():
+    model = scripted()
+    result = make_empathizer(model, test_config(safety={"acknowledgment": Config().safety.acknowledgment}),
+                             ).respond("I've been saving my pills and tonight I take them all.")
+    assert result.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].acknowledgment)
+    assert model.calls_for("AcknowledgmentDraft") == []
+    assert "fixed acknowledgment (safety.acknowledgment: fixed)" in result.last("crisis_protocol").notes
+
+
 def test_of_an_acknowledgment_in_several_sentences_the_first_is_checked_and_kept():
     model = scripted(AcknowledgmentDraft={"acknowledgment": "That sounds like so much pain for you to carry alone. "
                                                             "It's important to seek help if you need it."})
@@ -155,12 +166,19 @@ def test_the_protocol_keeps_its_resources_whatever_the_person_writes():
 
 
 class ScreeningToolBox(ToolBox):
-    """A classifier that finds the words 'uneasy' unsure (0.3), anything else calm."""
+    """A classifier that finds the words 'uneasy' unsure (0.3), 'sinking' just over its threshold (0.6, below the
+    plain level 0.8), 'drowning' plainly (0.9), anything else calm."""
 
     def screen_safety(self, text, earlier=(), *, careful=False, classifier=True, probe=None) -> SafetyAssessment:
         def probabilities(texts):
-            return np.array([[0.3, 0.3, 0.0, 0.0, 0.0] if "uneasy" in t else [0.01] * 5 for t in texts])
-        return RiskScreen(probabilities, RiskThresholds(threshold=0.5, gray=0.2)).assess(text, earlier, careful=careful)
+            def row(t: str) -> list[float]:
+                for word, score in (("drowning", 0.9), ("sinking", 0.6), ("uneasy", 0.3)):
+                    if word in t:
+                        return [score, score, 0.0, 0.0, 0.0]
+                return [0.01] * 5
+            return np.array([row(t) for t in texts])
+        return RiskScreen(probabilities, RiskThresholds(threshold=0.5, gray=0.2, plain=0.8)).assess(
+            text, earlier, careful=careful)
 
     def risk_model(self):
         class Thresholds:
@@ -203,3 +221,15 @@ def test_a_no_from_the_llm_leaves_an_unsure_turn_to_the_ordinary_agents():
 def test_llm_reading_off_never_asks():
     empathizer, asked = empathizer_reading(0.9, llm_read="off")
     assert not empathizer.respond("I feel uneasy about tonight.").plan.safety_protocol and asked == []
+
+
+def test_a_tentative_reading_gets_the_unsure_words_and_no_llm_sentence_a_plain_one_the_full_ones():
+    empathizer, _ = empathizer_reading(0.0)
+    model = empathizer.backbone.chat_model
+    unsure = empathizer.respond("Work is sinking me lately.", session_id="a")
+    assert unsure.safety.tentative and unsure.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].unsure)
+    assert model.calls_for("AcknowledgmentDraft") == []
+    assert any(note.startswith("tentative reading") for note in unsure.last("crisis_protocol").notes)
+    plain = empathizer.respond("I'm drowning and I can't go on.", session_id="b")
+    assert not plain.safety.tentative and plain.plan.safety_protocol
+    assert not plain.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].unsure)

@@ -81,6 +81,21 @@ def test_the_llm_may_only_tip_a_case_the_classifier_finds_at_least_unsure():
     assert not llm_signal(0.3, 0.5, unsure, THRESHOLDS.gray, "q").fired
 
 
+def test_a_reading_is_tentative_only_when_every_fired_signal_is_below_its_plain_level():
+    levels = RiskThresholds(threshold=0.5, gray=0.2, category=0.3, plain=0.8)
+
+    def classifier(score: float):
+        return classifier_signal(RiskScores(score, dict.fromkeys(CATEGORIES, 0.5), "x"), levels)
+
+    assert combine([pattern_signal([]), classifier(0.6)]).tentative
+    assert not combine([pattern_signal([]), classifier(0.85)]).tentative
+    assert not combine([pattern_signal(safety.find("I want to kill myself")), classifier(0.6)]).tentative
+    assert combine([classifier(0.3), llm_signal(0.9, 0.5, classifier(0.3), levels.gray, "q")]).tentative
+    assert not combine([classifier(0.1)]).tentative  # nothing fired: not at risk, nothing to be unsure of
+    without_level = classifier_signal(RiskScores(0.6, dict.fromkeys(CATEGORIES, 0.5), "x"), THRESHOLDS)
+    assert without_level.fired and not combine([without_level]).tentative  # a file without a plain level: all plain
+
+
 def test_the_screen_reads_sentences_and_earlier_turns():
     screen = RiskScreen(toy_probabilities, THRESHOLDS)
     long = "Work was fine today. The garden needs weeding. There is danger in what I plan tonight."

@@ -62,7 +62,7 @@ def test_out_of_writer_scores_are_saved_for_the_model_asked_only(script, tmp_pat
     def constant(value: float):
         return lambda left_out: (lambda texts: np.full((len(texts), 5), value))
 
-    args = Namespace(folds_only=True, folds=2, recall=0.98, gray_recall=0.995)
+    args = Namespace(folds_only=True, folds=2, recall=0.98, gray_recall=0.995, plain_recall=0.8)
     path = tmp_path / "oow.npz"
     script.evaluate(constant(0.7), items, {}, args, save_oow=path)
     script.evaluate(constant(0.1), items, {}, args)
