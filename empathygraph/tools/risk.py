@@ -134,7 +134,14 @@ class RiskScreen:
             probs = self.probabilities(pieces + ([together] if together else []))
             if probe is not None:
                 signals.append(probe_signal(probe))
-            signals.append(self._classifier(scores_of(pieces, probs[: len(pieces)]), probe, careful))
+            message = self._classifier(scores_of(pieces, probs[: len(pieces)]), probe, careful)
+            signals.append(message)
+            if hits:
+                # A phrase reads as plainly said only where the classifier also finds danger: of the train split's
+                # messages a phrase matched, it scored below its threshold (out of writer) for 41 of 52 harmless
+                # ones (a school project on suicide, "i'm going to kill my brother") and 5 of 127 disclosures.
+                bar = (probe.thresholds if probe is not None else self.thresholds).threshold
+                signals[0] = signals[0].model_copy(update={"plain": message.score >= bar})
             if together:
                 signals.append(self._classifier(scores_of([together], probs[len(pieces):]), probe, careful,
                                                 source="context"))

@@ -163,6 +163,13 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
 _PAST = re.compile(r"\b(?:used to|years? ago|months ago|back then|back in|when i was (?:a |younger|\d+|in)|"
                    r"(?:clean|sober|free) (?:for|since)|in recovery|recovered|survived|got through)\b", re.IGNORECASE)
 _PRESENT = re.compile(r"\b(?:again|now|tonight|today|lately|still|these days|this week|started|relapsed)\b", re.IGNORECASE)
+# An anniversary of recovery is past even when it is today ("1 yr clean from self harm today", "three years since
+# my overdose"), unless the message says it is coming back. Years and months only: "three days since I took them"
+# can still be an emergency.
+_ANNIVERSARY = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+                          r"(?:years?|yrs?|months?)\s+(?:since|clean|sober|free)\b|\banniversary of\b", re.IGNORECASE)
+_COMING_BACK = re.compile(r"\b(?:again|relapsed|started|back|tonight|urges?|want to|going to|gonna|"
+                          r"thinking (?:of|about))\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;\n])\s+|\s+(?:but|and then|though|although)\s+", re.IGNORECASE)
 
 # Highest urgency first: the protocol speaks to these in this order.
@@ -190,8 +197,10 @@ def normalize(text: str) -> str:
 def find(text: str) -> list[PatternHit]:
     """Every risk phrase in ``text`` that is not told as past and done."""
     hits: list[PatternHit] = []
+    coming_back = bool(_COMING_BACK.search(text))  # "... but the urges are back tonight" is another clause
     for clause in _CLAUSE.split(normalize(text)):
-        told_as_past = bool(_PAST.search(clause)) and not _PRESENT.search(clause)
+        told_as_past = ((bool(_PAST.search(clause)) and not _PRESENT.search(clause))
+                        or (bool(_ANNIVERSARY.search(clause)) and not coming_back))
         if told_as_past:
             continue
         for category, kind, pattern in _COMPILED:

@@ -32,13 +32,20 @@ def test_patterns_name_the_phrase_and_how_risk_was_said():
 @pytest.mark.parametrize("text", [
     "Three years ago I used to cut myself; therapy got me through it.",
     "Back when I was 16 I self-harmed, but I've been clean for two years.",
+    "three years since my overdose today. went for a long walk and called my mum",
+    "1 yr clean from self harm today. proud of me",
 ])
 def test_a_past_told_as_past_does_not_fire(text):
     assert safety.find(text) == []
 
 
-def test_a_past_that_is_back_fires():
-    assert safety.find("I used to cut myself and I started again last night.")
+@pytest.mark.parametrize("text", [
+    "I used to cut myself and I started again last night.",
+    "two years clean from self harm but the urges are back tonight",
+    "three days since I took the overdose and my skin has gone yellow",  # days: it can still be an emergency
+])
+def test_a_past_that_is_back_fires(text):
+    assert safety.find(text)
 
 
 def test_one_message_can_carry_several_categories_most_urgent_first():
@@ -94,6 +101,15 @@ def test_a_reading_is_tentative_only_when_every_fired_signal_is_below_its_plain_
     assert not combine([classifier(0.1)]).tentative  # nothing fired: not at risk, nothing to be unsure of
     without_level = classifier_signal(RiskScores(0.6, dict.fromkeys(CATEGORIES, 0.5), "x"), THRESHOLDS)
     assert without_level.fired and not combine([without_level]).tentative  # a file without a plain level: all plain
+
+
+def test_a_phrase_reads_as_plain_only_where_the_classifier_also_finds_danger():
+    screen = RiskScreen(toy_probabilities, RiskThresholds(threshold=0.5, gray=0.2, category=0.3, plain=0.8))
+    alone = screen.assess("Our school project is on why people say I want to kill myself.")
+    assert alone.at_risk and alone.tentative and not alone.signals[0].plain
+    backed = screen.assess("I want to kill myself, danger.")
+    assert backed.at_risk and not backed.tentative and backed.signals[0].plain
+    assert not RiskScreen().assess("I want to kill myself.").tentative  # no classifier: the phrase stands as said
 
 
 def test_the_screen_reads_sentences_and_earlier_turns():
