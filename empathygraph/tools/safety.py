@@ -21,6 +21,19 @@ _PILLS = r"(?:pills|tablets|meds|medication|medicine|painkillers|sleeping pills|
 _PARTNER = (r"(?:he|she|they|my (?:husband|wife|partner|boyfriend|girlfriend|bf|gf|ex|dad|father|mom|mother|mum|"
             r"stepdad|stepfather|stepmom|stepmother|brother|sister|uncle|son|daughter|boss|coach|carer|caregiver))")
 
+# An intrusive thought of harming someone: a picture, thought or urge, a way of harming and a person within a few
+# words ("pictures in my head of dropping my baby", "urges to squeeze the babies"). On the safety set's train split
+# it matched 19 of the 28 such disclosures and nothing harmless; 0 of 84,165 ED train turns.
+_INTRUSION = r"(?:picture|pictures|picturing|imagine|imagining|thoughts|(?:a|the|this|that) thought|urges?|flashes|images|visions)"
+_HARMING = (r"(?:shak(?:e|ing)|push(?:ing)?|drop(?:ping)?|hurt(?:ing)?|harm(?:ing)?|stab(?:bing)?|smother(?:ing)?|"
+            r"drown(?:ing)?|squeez(?:e|ing)|strangl(?:e|ing)|throw(?:ing)?|kill(?:ing)?|hit(?:ting)?|let(?:ting)? go of|"
+            r"(?:a |the |my )?(?:pillow|hand) over)")
+_SOMEONE = (r"(?:him|her|them|people|strangers|someone|somebody|babies|kids|children|"
+            r"(?:my|the|his|our|a) (?:little |small |newborn |elderly |\w+'s )?(?:baby|babies|son|daughter|boy|girl|"
+            r"kids?|child|children|toddler|newborn|wife|husband|partner|girlfriend|boyfriend|mum|mom|dad|mother|father|"
+            r"brother|sister|cousin|nan|gran|grandma|grandad|neighbou?r|flatmate|roommate|colleague|coworker|boss|"
+            r"students?|pupils?|patients?|friend))")
+
 # category -> kind -> patterns. The kind names how the risk was said; the trace shows it.
 _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
     RiskCategory.SELF_HARM: {
@@ -150,6 +163,7 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
             r"\bmake (?:him|her|them|everyone) pay\b",
         ],
         "intrusive_harm_thoughts": [
+            rf"\b{_INTRUSION}\b\W+(?:[\w']+\W+){{0,5}}?{_HARMING}\W+(?:[\w']+\W+){{0,2}}?{_SOMEONE}\b",
             (r"\b(?:thoughts|urges?|images|visions) (?:of|about) (?:hurting|harming|killing|drowning|smothering|shaking|stabbing) "
             r"(?:my |the |a |someone|somebody|him|her|them)"),
             (r"\b(?:scared|afraid|terrified|worried) (?:that )?i(?:'ll| will| might| could)? (?:hurt|harm|kill|shake|drown|smother) "

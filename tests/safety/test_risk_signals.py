@@ -48,6 +48,24 @@ def test_a_past_that_is_back_fires(text):
     assert safety.find(text)
 
 
+@pytest.mark.parametrize("text", [
+    "sometimes when the baby won't stop crying I picture shaking her. I haven't. I'm scared I will",
+    "i keep getting urges to squeeze the babies too hard when they cry",
+    "I keep having the thought of pushing my wife in her wheelchair into the canal.",
+])
+def test_an_intrusive_thought_of_harming_someone_is_harm_to_others(text):
+    assert [h.kind for h in safety.find(text)] == ["intrusive_harm_thoughts"]
+
+
+@pytest.mark.parametrize("text", [
+    "I thought I was going to hit him with the door, he came round the corner so fast.",
+    "I keep picturing hitting the gym every morning this year.",
+    "Any thoughts on pushing the release to Friday?",
+])
+def test_a_thought_or_picture_without_harm_to_a_person_is_not_one(text):
+    assert safety.find(text) == []
+
+
 def test_one_message_can_carry_several_categories_most_urgent_first():
     result = safety.screen("He beat me up again and I swallowed a handful of my pills an hour ago")
     assert result.categories[0] is RiskCategory.MEDICAL_EMERGENCY
