@@ -181,7 +181,8 @@ _PRESENT = re.compile(r"\b(?:again|now|tonight|today|lately|still|these days|thi
 # my overdose"), unless the message says it is coming back. Years and months only: "three days since I took them"
 # can still be an emergency.
 _ANNIVERSARY = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
-                          r"(?:years?|yrs?|months?)\s+(?:since|clean|sober|free)\b|\banniversary of\b", re.IGNORECASE)
+                          r"(?:years?|yrs?|months?)\s+(?:since|clean|sober|free|ago today)\b|\banniversary of\b",
+                          re.IGNORECASE)
 _COMING_BACK = re.compile(r"\b(?:again|relapsed|started|back|tonight|urges?|want to|going to|gonna|"
                           r"thinking (?:of|about))\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;\n])\s+|\s+(?:but|and then|though|although)\s+", re.IGNORECASE)

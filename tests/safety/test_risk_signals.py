@@ -34,6 +34,7 @@ def test_patterns_name_the_phrase_and_how_risk_was_said():
     "Back when I was 16 I self-harmed, but I've been clean for two years.",
     "three years since my overdose today. went for a long walk and called my mum",
     "1 yr clean from self harm today. proud of me",
+    "a year ago today i was in hospital after trying to end my life",
 ])
 def test_a_past_told_as_past_does_not_fire(text):
     assert safety.find(text) == []
@@ -43,6 +44,7 @@ def test_a_past_told_as_past_does_not_fire(text):
     "I used to cut myself and I started again last night.",
     "two years clean from self harm but the urges are back tonight",
     "three days since I took the overdose and my skin has gone yellow",  # days: it can still be an emergency
+    "a year ago today i tried to end my life and tonight i want to again",
 ])
 def test_a_past_that_is_back_fires(text):
     assert safety.find(text)
