@@ -93,6 +93,7 @@ class HistoryEntry(Record):
     arousal: float
     strategy: Strategy
     risk: RiskCategory = RiskCategory.NONE
+    risk_tentative: bool = Field(default=False, description="that risk was read as unsure (a tentative reading)")
     recalled: str | None = Field(default=None, description="the reply as later prompts show it, when shorter: the "
                                  "crisis protocol's fixed steps and helplines named, not repeated (None: ``reply``)")
 

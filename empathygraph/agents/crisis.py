@@ -165,13 +165,16 @@ def stay_careful_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if safety is None or not safety.careful or plan is None or plan.safety_protocol:
         return {}
     started = time.perf_counter()
-    remembered = [c for s in safety.signals if s.source == "session" for c in s.categories]
+    earlier = [s for s in safety.signals if s.source == "session"]
+    remembered = [c for s in earlier for c in s.categories]
     resources = runtime.context.config.safety.resources_for(remembered)
-    reminder = follow_up(resources)
+    unsure = bool(earlier) and not any(s.plain for s in earlier)
+    reminder = follow_up(resources, unsure=unsure)
     updated = plan.model_copy(update={"text": f"{plan.text} {reminder}", "resources": resources})
     record = agent_record("stay_careful", started, output=updated, kind="protocol",
                           inputs={"earlier_risk": [c.value for c in remembered]},
-                          notes=["careful session: the reminder is fixed and added after reflection"])
+                          notes=["careful session: the reminder is fixed and added after reflection"
+                                 + (" (its unsure form: every earlier disclosure was read as unsure)" if unsure else "")])
     return {"response": updated, "steps": [record]}
 
 

@@ -96,6 +96,8 @@ AGAIN_PLEASANTRY: dict[Pleasantry, str] = {
 }
 FOLLOW_UP = ("I'm still thinking about what you told me earlier. If those feelings come back, or you're not safe, "
              "please reach out:")
+# After disclosures that were all read as unsure (most false alarms are): where help is, nothing presumed.
+FOLLOW_UP_UNSURE = "If you ever need someone to talk to right away, they are there for you:"
 
 # What an acknowledgment must never contain. Means, methods and places of harm (repeating them
 # can prompt them); questions (a question here could ask about means); advice (the protocol
@@ -202,11 +204,13 @@ def recalled(reply: str, protocol: bool) -> str | None:
     if protocol:
         opening = re.split(r"(?<=[.!])\s+", reply.strip(), maxsplit=1)[0]
         return f"{opening} (then the safety steps and where to get help)"
-    if FOLLOW_UP in reply:
-        return f"{reply[: reply.index(FOLLOW_UP)].strip()} (and a reminder of where to get help)"
+    for reminder in (FOLLOW_UP, FOLLOW_UP_UNSURE):
+        if reminder in reply:
+            return f"{reply[: reply.index(reminder)].strip()} (and a reminder of where to get help)"
     return None
 
 
-def follow_up(resources: list[str]) -> str:
-    """The reminder a careful session adds to an ordinary reply after an earlier disclosure."""
-    return " ".join([FOLLOW_UP, *resources])
+def follow_up(resources: list[str], unsure: bool = False) -> str:
+    """The reminder a careful session adds to an ordinary reply after an earlier disclosure (``unsure``: every
+    earlier one was read as unsure, so it presumes nothing)."""
+    return " ".join([FOLLOW_UP_UNSURE if unsure else FOLLOW_UP, *resources])

@@ -129,8 +129,10 @@ def session_signal(history: list[HistoryEntry]) -> RiskSignal | None:
         return None
     categories = list(dict.fromkeys(entry.risk for entry in earlier))
     turns = ", ".join(str(entry.turn_index + 1) for entry in earlier)
-    return RiskSignal(source="session", score=1.0, threshold=1.0, fired=False, categories=categories,
-                      detail=f"risk disclosed earlier in this session (turn {turns}): the session stays careful")
+    plain = not all(entry.risk_tentative for entry in earlier)
+    return RiskSignal(source="session", score=1.0, threshold=1.0, fired=False, categories=categories, plain=plain,
+                      detail=f"risk disclosed earlier in this session (turn {turns}"
+                             f"{'' if plain else ', read as unsure'}): the session stays careful")
 
 
 def assess_risk_node(state: MergState, runtime: Runtime[RunContext]) -> dict:

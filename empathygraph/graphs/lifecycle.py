@@ -103,6 +103,7 @@ def remember_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         arousal=emotion.arousal,
         strategy=empathy.strategy,
         risk=state["safety"].category if state["safety"] is not None else RiskCategory.NONE,
+        risk_tentative=state["safety"] is not None and state["safety"].tentative,
         recalled=recalled(plan.text, plan.safety_protocol),
     )
     return {"history": [entry]}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from langchain_core.messages import BaseMessage
 
-from empathygraph.agents.crisis_words import AGAIN, AGAIN_PLEASANTRY, FOLLOW_UP, PROTOCOLS
+from empathygraph.agents.crisis_words import AGAIN, AGAIN_PLEASANTRY, FOLLOW_UP, FOLLOW_UP_UNSURE, PROTOCOLS
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.backbones.yes_no import YesNoReading
 from empathygraph.config import Config
@@ -233,3 +233,14 @@ def test_a_tentative_reading_gets_the_unsure_words_and_no_llm_sentence_a_plain_o
     plain = empathizer.respond("I'm drowning and I can't go on.", session_id="b")
     assert not plain.safety.tentative and plain.plan.safety_protocol
     assert not plain.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].unsure)
+
+
+def test_after_only_unsure_readings_the_careful_reminder_presumes_nothing():
+    empathizer, _ = empathizer_reading(0.0, context_turns=0)  # the earlier words are not read again here
+    empathizer.respond("Work is sinking me lately.", session_id="unsure")
+    later = empathizer.respond("ok. my dog is asleep on my feet.", session_id="unsure")
+    assert FOLLOW_UP_UNSURE in later.plan.text and FOLLOW_UP not in later.plan.text and "988" in later.plan.text
+    assert empathizer.history("unsure")[0].risk_tentative
+    empathizer.respond("I'm drowning and I can't go on.", session_id="plain")
+    after_plain = empathizer.respond("ok. my dog is asleep on my feet.", session_id="plain")
+    assert FOLLOW_UP in after_plain.plan.text
