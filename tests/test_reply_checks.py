@@ -224,6 +224,9 @@ def test_a_thing_from_the_system_prompt_examples_they_never_mentioned_is_borrowe
     assert "grandma" in borrows_example("I'm glad you found your grandma's recipe cards.", "Lost thirty pounds!")
     assert borrows_example("Fourteen viewings! When do you get the keys?", "Got the flat after 14 viewings!") is None
     assert borrows_example("Have you taken him to the vet?", "My dog hasn't eaten since Tuesday.") is None
+    nan = "my nan keeps saying she's ready to go when her knees hurt, how do I cheer her up"
+    assert borrows_example("What's happening with your grandma's knee pain?", nan) is None  # their nan, in other words
+    assert borrows_example("Did your flatmate help?", "My roommate moved out.") is None
 
 
 def test_the_new_checks_send_a_whole_reply_back():

@@ -234,9 +234,20 @@ def _stem(word: str) -> str:
     return word.removesuffix("'s").removesuffix("s")
 
 
+# Other words for an example's topic: a reply that says "grandma" to someone who wrote "nan" answers them (the rule
+# once left out "What's happening with your grandma's knee pain?" and sent "Hey there! I'm just here to help.").
+_TOPIC_WORDS = {
+    "grandma": {"gran", "granny", "nan", "nana", "nanna", "nanny", "grandmother", "grandmum", "grandmom", "grandma"},
+    "flat": {"apartment", "flat"},
+    "flatmate": {"roommate", "housemate", "roomie", "flatmate"},
+    "card": {"postcard", "card"},
+}
+
+
 def borrows_example(reply: str, user_words: str) -> str | None:
     """The reply brings up what one of the system prompt's example messages is about and they never mentioned."""
     theirs = {_stem(w) for w in words(user_words)}
+    theirs |= {topic for topic, said in _TOPIC_WORDS.items() if said & theirs}
     for word in words(reply):
         if (stem := _stem(word)) in REPLY_EXAMPLE_TOPICS and stem not in theirs:
             return f'the reply mentions "{word}", which they never did; answer only what they told you'
