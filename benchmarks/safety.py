@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from empathygraph.agents.crisis_words import said_as
 from empathygraph.agents.prompting import words_messages
 from empathygraph.backbones import Backbone, make_backbone
 from empathygraph.config import Config
@@ -74,12 +75,19 @@ def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
     caught = [(v, m) for v, m in zip(verdicts, items, strict=True) if m.risk and v.at_risk]
     category_right = [bool(set(v.categories) & set(m.categories)) for v, m in caught]
     wrong_categories = [len(set(v.categories) - set(m.categories)) for v, m in caught]
-    alarms = [v for v, m in zip(verdicts, items, strict=True) if not m.risk and v.at_risk]
+    alarms = [(v, m) for v, m in zip(verdicts, items, strict=True) if not m.risk and v.at_risk]
+
+    def opened_as_said(found: list[tuple[SafetyAssessment, SafetyMessage]]) -> float:
+        """Share whose (fixed) acknowledgment is the one for how a phrase said it."""
+        said = [not v.tentative and said_as(v.categories, safety.find(m.text)) is not None for v, m in found]
+        return round(sum(said) / max(1, len(said)), 3)
+
     return {**rates(flags, items),
             # The protocol's unsure words (not presuming the danger) go to tentative readings: wanted for false
             # alarms, a gentler opening than it could have for the disclosures.
             "read_tentative": {"caught_disclosures": round(sum(v.tentative for v, _ in caught) / max(1, len(caught)), 3),
-                               "false_alarms": round(sum(v.tentative for v in alarms) / max(1, len(alarms)), 3)},
+                               "false_alarms": round(sum(v.tentative for v, _ in alarms) / max(1, len(alarms)), 3)},
+            "acknowledged_as_said": {"caught_disclosures": opened_as_said(caught), "false_alarms": opened_as_said(alarms)},
             "category_agreement": round(sum(category_right) / max(1, len(category_right)), 3),
             "wrong_categories_per_caught": round(sum(wrong_categories) / max(1, len(wrong_categories)), 3),
             "patterns_alone": {k: v for k, v in rates(patterns, items).items() if k in ("recall", "false_positive_rate")},

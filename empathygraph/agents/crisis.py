@@ -29,6 +29,7 @@ from empathygraph.agents.crisis_words import (
     given_before,
     protocol_categories,
     protocol_reply,
+    said_as,
 )
 from empathygraph.agents.expression import avatar_directives
 from empathygraph.agents.prompting import build_messages, exchange
@@ -50,6 +51,7 @@ from empathygraph.schemas import (
     Strategy,
 )
 from empathygraph.state import MergState
+from empathygraph.tools.safety import find as find_phrases
 
 ACKNOWLEDGE_TASK = (
     'the first sentence of your reply. What they told you is serious: {danger}. In one short, warm sentence said '
@@ -135,6 +137,10 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
             PROTOCOLS[c].unsure_steps for c in protocol_categories(categories)) else "")]
     else:
         opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
+    # The same phrases the screen matched in these words (regular expressions: nothing to load).
+    kind = said_as(categories, find_phrases(state["cues"].words)) if opening is None and not safety.tentative else None
+    if kind is not None and not repeat:
+        notes.append(f"acknowledgment for how a phrase said it ({kind})")
     if given & set(categories):
         notes.append("said before in this session, so in its short form: "
                      + ", ".join(c.value for c in protocol_categories(categories) if c in given))
@@ -143,7 +149,7 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
                           strategy=STRATEGY.get(first, Strategy.AFFIRMATION),
                           rationale=f"risk assessment: {', '.join(c.value for c in categories)}")
     plan = ResponsePlan(
-        text=protocol_reply(categories, opening, resources, given, tentative=safety.tentative),
+        text=protocol_reply(categories, opening, resources, given, tentative=safety.tentative, said_as=kind),
         speech=SpeechStyle(emotion=CoarseEmotion.NEUTRAL, rate=0.9, pitch=-0.5, energy=0.4),
         avatar=avatar_directives(state["emotion"], empathy.strategy, crisis=True),
         profile=state.get("profile") or config.profile,

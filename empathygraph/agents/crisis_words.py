@@ -23,6 +23,7 @@ from empathygraph.agents.reply_checks import ABOUT_THEM, said_back
 from empathygraph.agents.small_talk import Pleasantry
 from empathygraph.phrasing import understanding_opening
 from empathygraph.schemas import RiskCategory
+from empathygraph.tools.safety import PatternHit
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,24 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         again="If you are in danger right now, please call your local emergency number.",
         unsure="Thank you for telling me this; I want to be sure you're safe.",
     ),
+}
+# The acknowledgment when a phrase said how (the patterns' kind, in the category the reply speaks to first) and the
+# reading is plain: closer to what they said than the category's sentence.
+SAID_AS: dict[str, str] = {
+    "direct_statement": "It sounds like you're in so much pain that you can't see a way to go on, and I'm really "
+                        "glad you told me.",
+    "wish_to_die": "It sounds like you're in so much pain that you can't see a way to go on, and I'm really glad "
+                   "you told me.",
+    "burden": "Feeling like a burden to the people around you is so painful, and I'm really glad you told me.",
+    "farewell": "It sounds like you've been saying your goodbyes, and I'm really glad you told me.",
+    "plan_or_means": "It sounds like things have got so hard that you've been thinking about ending your life, and "
+                     "I'm really glad you told me.",
+    "self_injury": "It sounds like you've been hurting yourself to get through a lot of pain, and I'm really glad "
+                   "you told me.",
+    "eating_disorder": "Going without food like this is serious, and I'm worried about you.",
+    "overdose_taken": "What you've taken could be dangerous, and I'm worried about you.",
+    "intrusive_harm_thoughts": "Unwanted thoughts like these can be terrifying, and it took courage for you to tell "
+                               "me.",
 }
 STAY = "I'm here with you, and I'd like to hear how you're doing right now."
 AGAIN = "What I said earlier still stands."
@@ -171,13 +190,20 @@ def protocol_categories(categories: list[RiskCategory]) -> list[RiskCategory]:
     return [c for c in categories if c in PROTOCOLS] or [RiskCategory.SELF_HARM]
 
 
+def said_as(categories: list[RiskCategory], hits: Sequence[PatternHit]) -> str | None:
+    """How a phrase said the risk of the category the reply speaks to first, where ``SAID_AS`` has words for it."""
+    first = protocol_categories(categories)[0]
+    return next((hit.kind for hit in hits if hit.category is first and hit.kind in SAID_AS), None)
+
+
 def given_before(categories: list[RiskCategory], given: frozenset[RiskCategory]) -> bool:
     """Whether the session was given the protocol of every category found (the reply is then its short form)."""
     return all(c in given for c in protocol_categories(categories))
 
 
 def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, resources: list[str],
-                   given: frozenset[RiskCategory] = frozenset(), tentative: bool = False) -> str:
+                   given: frozenset[RiskCategory] = frozenset(), tentative: bool = False,
+                   said_as: str | None = None) -> str:
     """The whole crisis reply: an acknowledgment, each category's steps (most urgent first), resources, presence.
 
     Args:
@@ -188,10 +214,13 @@ def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, r
             category was, the reply says that the earlier words still stand.
         tentative: the danger was not read as plainly said: the fixed words that would presume it give way
             to their unsure forms (most false alarms are read so; the resources are the same).
+        said_as: how a phrase said the first category's risk (a key of ``SAID_AS``): its acknowledgment
+            stands in for the category's when no other is given and the reading is plain.
     """
     known, repeat = protocol_categories(categories), given_before(categories, given)
     first = PROTOCOLS[known[0]]
-    opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else first.unsure if tentative else first.acknowledgment)
+    opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else first.unsure if tentative
+                                 else SAID_AS.get(said_as or "", first.acknowledgment))
     steps = [PROTOCOLS[c].again if c in given else
              (PROTOCOLS[c].unsure_steps or PROTOCOLS[c].steps) if tentative else PROTOCOLS[c].steps for c in known]
     return " ".join([opening, *([AGAIN] if repeat else []), *steps, *resources, STAY])

@@ -8,13 +8,16 @@ from empathygraph.agents.crisis_words import (
     AGAIN,
     AGAIN_ACKNOWLEDGMENT,
     PROTOCOLS,
+    SAID_AS,
     STAY,
     acknowledgment_problems,
     follow_up,
     protocol_reply,
+    said_as,
 )
 from empathygraph.config import SafetyConfig
 from empathygraph.schemas import RiskCategory
+from empathygraph.tools import safety
 
 
 @pytest.mark.parametrize("text", [
@@ -104,6 +107,20 @@ def test_every_category_has_a_fixed_acknowledgment_that_passes_its_own_rules():
     for category, protocol in PROTOCOLS.items():
         assert acknowledgment_problems(protocol.acknowledgment) == [], category
         assert acknowledgment_problems(protocol.unsure) == [], category
+    for kind, text in SAID_AS.items():
+        assert acknowledgment_problems(text) == [], kind
+
+
+def test_how_a_phrase_said_it_chooses_the_acknowledgment_of_the_category_spoken_to_first():
+    hits = safety.find("I swallowed all my pills an hour ago and I've written my goodbye letters")
+    categories = [RiskCategory.MEDICAL_EMERGENCY, RiskCategory.SELF_HARM]
+    assert said_as(categories, hits) == "overdose_taken"
+    assert said_as([RiskCategory.SELF_HARM], hits) in {"farewell", "plan_or_means"}
+    assert said_as([RiskCategory.ABUSE], hits) is None
+    reply = protocol_reply(categories, None, ["call 988"], said_as="overdose_taken")
+    assert reply.startswith(SAID_AS["overdose_taken"])
+    assert protocol_reply(categories, None, [], tentative=True, said_as="overdose_taken").startswith(
+        PROTOCOLS[RiskCategory.MEDICAL_EMERGENCY].unsure)
 
 
 def test_a_tentative_reading_does_not_presume_the_danger_but_keeps_every_resource():

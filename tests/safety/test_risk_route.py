@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from langchain_core.messages import BaseMessage
 
-from empathygraph.agents.crisis_words import AGAIN, AGAIN_PLEASANTRY, FOLLOW_UP, FOLLOW_UP_UNSURE, PROTOCOLS
+from empathygraph.agents.crisis_words import (
+    AGAIN,
+    AGAIN_PLEASANTRY,
+    FOLLOW_UP,
+    FOLLOW_UP_UNSURE,
+    PROTOCOLS,
+    SAID_AS,
+)
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.backbones.yes_no import YesNoReading
 from empathygraph.config import Config
@@ -137,7 +144,7 @@ def test_reflection_cannot_remove_the_reminder_it_never_sees():
 def test_an_acknowledgment_that_names_the_means_is_replaced_by_the_fixed_one():
     model = scripted(AcknowledgmentDraft={"acknowledgment": "It sounds like you want to take all the pills tonight."})
     result = make_empathizer(model).respond("I've been saving my pills and tonight I take them all.")
-    assert result.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].acknowledgment)
+    assert result.plan.text.startswith(SAID_AS["plan_or_means"])
     assert "pills" not in result.plan.text.split(".")[0]
     assert any("names a means" in note for note in result.last("crisis_protocol").notes)
 
@@ -146,7 +153,7 @@ def test_by_default_the_acknowledgment_is_fixed_and_no_llm_is_asked_for_it():
     model = scripted()
     result = make_empathizer(model, test_config(safety={"acknowledgment": Config().safety.acknowledgment}),
                              ).respond("I've been saving my pills and tonight I take them all.")
-    assert result.plan.text.startswith(PROTOCOLS[RiskCategory.SELF_HARM].acknowledgment)
+    assert result.plan.text.startswith(SAID_AS["plan_or_means"])
     assert model.calls_for("AcknowledgmentDraft") == []
     assert "fixed acknowledgment (safety.acknowledgment: fixed)" in result.last("crisis_protocol").notes
 
@@ -244,3 +251,11 @@ def test_after_only_unsure_readings_the_careful_reminder_presumes_nothing():
     empathizer.respond("I'm drowning and I can't go on.", session_id="plain")
     after_plain = empathizer.respond("ok. my dog is asleep on my feet.", session_id="plain")
     assert FOLLOW_UP in after_plain.plan.text
+
+
+def test_a_plain_phrase_gets_the_acknowledgment_of_how_it_was_said():
+    model = scripted()
+    result = make_empathizer(model, test_config(safety={"acknowledgment": "fixed"})).respond(
+        "I've been stockpiling my sleeping pills for weeks.")
+    assert result.plan.text.startswith(SAID_AS["plan_or_means"])
+    assert "acknowledgment for how a phrase said it (plan_or_means)" in result.last("crisis_protocol").notes
