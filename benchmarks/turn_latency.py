@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from empathygraph import Config, Empathizer, TurnResult  # noqa: E402
-from empathygraph.backbones import ScriptedChatModel, wrap_chat_model  # noqa: E402
-from empathygraph.config import load_config  # noqa: E402
-from empathygraph.trace.events import ReplyToken, TurnFinished  # noqa: E402
+from empathygraph import Config, Empathizer, TurnResult
+from empathygraph.backbones import ScriptedChatModel, wrap_chat_model
+from empathygraph.config import load_config
+from empathygraph.trace.events import ReplyToken, TurnFinished
 
 TURNS = [
     "My mom passed away last month. I keep picking up the phone to call her every Sunday and then I remember.",

@@ -8,12 +8,13 @@ import os
 # and 7.2 tokens/s with passive waiting. It must be set before either library loads.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from empathygraph.config import Config, load_config  # noqa: E402 - after the OpenMP setting
-from empathygraph.context import RunContext  # noqa: E402 - after the OpenMP setting
-from empathygraph.graphs.merg import AGENTS, build_graph  # noqa: E402 - after the OpenMP setting
-from empathygraph.session import Empathizer  # noqa: E402 - after the OpenMP setting
-from empathygraph.state import MergState, TurnInput  # noqa: E402 - after the OpenMP setting
-from empathygraph.turn import TurnResult  # noqa: E402 - after the OpenMP setting
+# The package's own imports come after that setting, on purpose.
+from empathygraph.config import Config, load_config
+from empathygraph.context import RunContext
+from empathygraph.graphs.merg import AGENTS, build_graph
+from empathygraph.session import Empathizer
+from empathygraph.state import MergState, TurnInput
+from empathygraph.turn import TurnResult
 
 __all__ = [
     "AGENTS",

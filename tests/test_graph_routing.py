@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from empathygraph.graphs.merg import build_graph
@@ -38,7 +39,7 @@ def test_later_agents_see_earlier_answers_as_one_growing_chat():
     model = scripted()
     make_empathizer(model).respond("Yesterday my dog died and the house is empty.")
     prompts = [[str(m.content) for m in call.messages] for call in model.calls]
-    for earlier, later in zip(prompts, prompts[1:], strict=False):
+    for earlier, later in itertools.pairwise(prompts):
         assert later[: len(earlier)] == earlier
     assert all(len([m for m in call.messages if m.type == "system"]) == 1 for call in model.calls)
     assert model.calls[0].messages[0].type == "system"

@@ -43,7 +43,7 @@ def test_per_turn_state_is_cleared_between_turns():
     empathizer.respond("My dog died.", session_id="s")
     result = empathizer.respond("I want to end my life.", session_id="s")
     assert result.critiques == []  # the first turn's critique did not leak into the crisis turn
-    assert [s.step for s in result.steps][0] == "read"
+    assert result.steps[0].step == "read"
 
 
 def test_session_profile_holds_for_later_turns():

@@ -194,9 +194,9 @@ def ask(
         except ValueError as exc:
             attempt.error = f"invalid {expected.__name__}: {str(exc)[:200]}"
             parsed = None
-        if parsed is None and (rebuilt := close_cut_json(raw, expected, words_ok=words_ok)) is not None:
-            if check is None or check(rebuilt) is None:
-                return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
+        rebuilt = close_cut_json(raw, expected, words_ok=words_ok) if parsed is None else None
+        if rebuilt is not None and (check is None or check(rebuilt) is None):
+            return Answer(parsed=rebuilt, attempts=attempts, salvaged=True)
         if parsed is not None and check is not None:
             attempt.error = check(parsed)
             unchecked = parsed if attempt.error else unchecked

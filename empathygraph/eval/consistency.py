@@ -82,7 +82,7 @@ def expression_agreement(
             row["read"] = cue.peak.value if cue.peak else None
             row["mean"] = {s.label: s.score for s in cue.distribution[:3]}
             row["geometry"] = cue.features
-        except Exception as exc:  # an unreadable face is a miss, not a crash
+        except Exception as exc:  # noqa: BLE001 - an unreadable face is a miss, not a crash
             row["read"] = f"error: {exc}"
         rows.append(row)
     hits = sum(1 for r in rows if r["read"] == r["intended"])

@@ -163,7 +163,7 @@ class PlanRenderer:
             media.settings = {**speech.settings, "sentences": len(chunks), "sample_rate": speech.sample_rate}
             media.media_seconds = round(speech.duration, 3)
             return media, speech
-        except Exception as exc:  # a failed generator degrades the turn, never crashes it
+        except Exception as exc:  # noqa: BLE001 - a failed generator degrades the turn, never crashes it
             media.error = _explain(exc, f"speech ({self.config.speech})")
             return media, None
         finally:
@@ -184,7 +184,7 @@ class PlanRenderer:
                 media.settings = self.avatar.animate(speech, voiced.files["audio"], plan.avatar, plan.profile, partial)
             media.files = {"video": path}
             media.media_seconds = round(speech.duration, 3)
-        except Exception as exc:  # a failed generator degrades the turn, never crashes it
+        except Exception as exc:  # noqa: BLE001 - a failed generator degrades the turn, never crashes it
             media.error = _explain(exc, f"avatar ({self.config.avatar})")
         finally:
             media.seconds = round(time.perf_counter() - start, 4)

@@ -60,7 +60,7 @@ def render_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
         results = renderer.render(state["response"], out_dir)
-    except Exception as exc:  # a generator bug must not cost the person their reply
+    except Exception as exc:  # noqa: BLE001 - a generator bug must not cost the person their reply
         record = StepRecord(step="render", kind="generator", latency_s=time.perf_counter() - started,
                             error=f"{type(exc).__name__}: {exc}", notes=["no media this turn"])
         return {"steps": [record]}

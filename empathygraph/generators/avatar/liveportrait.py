@@ -69,7 +69,7 @@ class LivePortraitAvatar:
             command = self.command(Path(source).resolve(), driving.resolve(), work / "out")
             try:
                 result = subprocess.run(
-                    command, cwd=self.config.liveportrait_dir, capture_output=True, text=True,
+                    command, check=False, cwd=self.config.liveportrait_dir, capture_output=True, text=True,
                     timeout=self.config.liveportrait_timeout_s,
                 )  # fmt: skip
             except subprocess.TimeoutExpired as exc:
@@ -96,6 +96,6 @@ def _mux(video: Path, audio: Path, out_path: Path) -> None:
         ffmpeg_exe(), "-y", "-loglevel", "error", "-i", str(video), "-i", str(audio), "-map", "0:v:0", "-map", "1:a:0",
         "-c:v", "libx264", "-pix_fmt", "yuv420p", "-preset", "veryfast", "-c:a", "aac", "-shortest", str(out_path),
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, check=False, capture_output=True, text=True)
     if result.returncode != 0:
         raise GeneratorError(f"liveportrait: muxing the reply audio failed: {result.stderr.strip()[-200:]}")

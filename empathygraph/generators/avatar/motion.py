@@ -75,7 +75,7 @@ EXPRESSIONS: dict[CoarseEmotion, Expression] = {
     CoarseEmotion.DISGUST: Expression(
         smile=-0.5, brow_raise=-0.6, brow_inner=-0.15, lid_tighten=0.5, cheek_raise=0.4, nose_wrinkle=1.0,
         lip_raise=1.0, chin_raise=0.3, mouth_width=-0.1,
-    ),  # fmt: skip
+    ),
     CoarseEmotion.SURPRISE: Expression(brow_raise=1.5, brow_inner=0.39, eye_open=1.5, jaw=0.2, mouth_width=-0.38),
 }
 
@@ -112,7 +112,7 @@ class FaceTrack:
 
 def build_track(speech: Speech, directives: AvatarDirectives, fps: int, seed: int = 0) -> FaceTrack:
     """Plan every frame of the face for ``speech`` under ``directives``."""
-    frames = max(1, int(round(speech.duration * fps)))
+    frames = max(1, round(speech.duration * fps))
     rng = np.random.default_rng(seed)
     expression = EXPRESSIONS[directives.expression].scaled(0.35 + 0.65 * directives.intensity)
     lip_shape = None

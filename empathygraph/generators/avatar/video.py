@@ -74,7 +74,8 @@ def probe(path: Path) -> dict[str, object]:
     import re
     import subprocess
 
-    result = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path)], capture_output=True, text=True)
+    result = subprocess.run([ffmpeg_exe(), "-hide_banner", "-i", str(path)], check=False, capture_output=True,
+                            text=True)
     text = result.stderr
     info: dict[str, object] = {}
     if match := re.search(r"Duration: (\d+):(\d+):([\d.]+)", text):

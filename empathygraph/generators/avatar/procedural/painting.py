@@ -64,7 +64,7 @@ class _Canvas:
 
     def line(self, img: np.ndarray, pts, value, width: float) -> None:
         cv2.polylines(img, [self.head._fixed(np.asarray(pts, np.float64), self.org)], False, value,
-                      max(1, int(round(width * self.k))), cv2.LINE_AA, _SHIFT)  # fmt: skip
+                      max(1, round(width * self.k)), cv2.LINE_AA, _SHIFT)  # fmt: skip
 
 
 class ProceduralHead:
