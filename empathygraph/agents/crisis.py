@@ -138,8 +138,9 @@ def crisis_protocol_node(state: MergState, runtime: Runtime[RunContext]) -> dict
     else:
         opening, messages, answer, notes = acknowledgment(state, runtime, categories, repeat)
     # The same phrases the screen matched in these words (regular expressions: nothing to load).
-    kind = said_as(categories, find_phrases(state["cues"].words)) if opening is None and not safety.tentative else None
-    if kind is not None and not repeat:
+    fixed_opening = opening is None and not safety.tentative and not repeat
+    kind = said_as(categories, find_phrases(state["cues"].words)) if fixed_opening else None
+    if kind is not None:
         notes.append(f"acknowledgment for how a phrase said it ({kind})")
     if given & set(categories):
         notes.append("said before in this session, so in its short form: "

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from empathygraph.agents.reply_checks import ABOUT_THEM, said_back
+from empathygraph.agents.reply_checks import ABOUT_THEM, said_back, says_you
 from empathygraph.agents.small_talk import Pleasantry
 from empathygraph.phrasing import understanding_opening
 from empathygraph.schemas import RiskCategory
@@ -40,6 +40,10 @@ class Protocol:
     again: str
     unsure: str  # the acknowledgment of a tentative reading, which does not presume the danger
     unsure_steps: str | None = None  # steps that do not presume it either, where ``steps`` do
+
+    def steps_for(self, tentative: bool) -> str:
+        """The whole steps, in their unsure form for a tentative reading where they have one."""
+        return (self.unsure_steps or self.steps) if tentative else self.steps
 
 
 PROTOCOLS: dict[RiskCategory, Protocol] = {
@@ -141,7 +145,6 @@ _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you trie
 # person's own words may carry a fake helpline for the model to repeat).
 _CONTACT = re.compile(r"\d[\d\s().+-]{2,}\d|\b(?:https?://|www\.)\S+|\b\S+\.(?:com|org|net|gov|uk|io)\b|\S+@\S+",
                       re.IGNORECASE)
-_YOU = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll)\b", re.IGNORECASE)
 MAX_WORDS = 30
 
 
@@ -163,7 +166,7 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
         problems.append("says an earlier reply again")
     if not re.search(r"[.!][\"')]*$", stripped):
         problems.append("not a finished sentence")
-    if not _YOU.search(stripped):
+    if not says_you(stripped):
         # Said about them or as them, not to them: "The person is in danger of ...", "dad collapsed in kitchen".
         problems.append('not said to them (no "you")')
     if found := understanding_opening(stripped):
@@ -221,8 +224,7 @@ def protocol_reply(categories: list[RiskCategory], acknowledgment: str | None, r
     first = PROTOCOLS[known[0]]
     opening = acknowledgment or (AGAIN_ACKNOWLEDGMENT if repeat else first.unsure if tentative
                                  else SAID_AS.get(said_as or "", first.acknowledgment))
-    steps = [PROTOCOLS[c].again if c in given else
-             (PROTOCOLS[c].unsure_steps or PROTOCOLS[c].steps) if tentative else PROTOCOLS[c].steps for c in known]
+    steps = [PROTOCOLS[c].again if c in given else PROTOCOLS[c].steps_for(tentative) for c in known]
     return " ".join([opening, *([AGAIN] if repeat else []), *steps, *resources, STAY])
 
 

@@ -136,6 +136,11 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|y
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b")
 
 
+def says_you(text: str) -> bool:
+    """Whether ``text`` speaks to them: it says "you" in some form."""
+    return bool(_SECOND_PERSON.search(normalize(text)))
+
+
 def _first_person_runs(text: str) -> set[tuple[str, ...]]:
     said = words(text)
     return {tuple(said[i : i + 3]) for i in range(len(said) - 2) if said[i] in _I}
@@ -148,7 +153,7 @@ _THEIR_THING_FIRST = re.compile(r"^\W*(?:the|this|that|these|those|my)\s+([a-z][
 def _their_thing_on_me(reply: str, user_words: str) -> str | None:
     """A statement, in a reply that never says "you", about a thing they mentioned acting on "me": "The
     spreadsheet is causing me so much anxiety." to "this spreadsheet is going to be the death of me"."""
-    if _SECOND_PERSON.search(normalize(reply)):
+    if says_you(reply):
         return None
     theirs = {_stem(word) for word in words(user_words) if word not in ENGLISH_STOP_WORDS}
     for sentence in split_sentences(reply):

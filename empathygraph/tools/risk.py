@@ -26,12 +26,13 @@ from empathygraph.tools.risk_classifier import (
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
 
-def pattern_signal(hits: Sequence[PatternHit]) -> RiskSignal:
-    """The patterns fire on any phrase; the detail names each phrase and how risk was said."""
+def pattern_signal(hits: Sequence[PatternHit], plain: bool = True) -> RiskSignal:
+    """The patterns fire on any phrase; the detail names each phrase and how risk was said (``plain``: whether
+    the danger reads as plainly said, see ``RiskSignal.plain``)."""
     categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
     detail = "; ".join(f'"{h.phrase}" ({h.category.value}: {h.kind})' for h in hits)
     return RiskSignal(source="patterns", score=1.0 if hits else 0.0, threshold=1.0, fired=bool(hits),
-                      categories=categories, detail=detail)
+                      categories=categories, detail=detail, plain=plain)
 
 
 def classifier_signal(scores: RiskScores, thresholds: RiskThresholds, source: RiskSource = "classifier",
@@ -127,7 +128,7 @@ class RiskScreen:
                 probe's, at the probe's thresholds (calibrated on that mean).
         """
         hits = safety.find(words)
-        signals = [pattern_signal(hits)]
+        signals, plain = [], True
         if self.probabilities is not None and words.strip():
             pieces = [words, *sentences(words)]
             together = " ".join([*earlier, words]) if earlier else None
@@ -136,16 +137,18 @@ class RiskScreen:
                 signals.append(probe_signal(probe))
             message = self._classifier(scores_of(pieces, probs[: len(pieces)]), probe, careful)
             signals.append(message)
-            if hits:
-                # A phrase reads as plainly said only where the classifier also finds danger: of the train split's
-                # messages a phrase matched, it scored below its threshold (out of writer) for 41 of 52 harmless
-                # ones (a school project on suicide, "i'm going to kill my brother") and 5 of 127 disclosures.
-                bar = (probe.thresholds if probe is not None else self.thresholds).threshold
-                signals[0] = signals[0].model_copy(update={"plain": message.score >= bar})
+            # A phrase reads as plainly said only where the classifier also finds danger: of the train split's
+            # messages a phrase matched, it scored below its threshold (out of writer) for 41 of 52 harmless
+            # ones (a school project on suicide, "i'm going to kill my brother") and 5 of 127 disclosures.
+            plain = not hits or message.score >= self._thresholds(probe).threshold
             if together:
                 signals.append(self._classifier(scores_of([together], probs[len(pieces):]), probe, careful,
                                                 source="context"))
-        return combine(signals, matched=[h.phrase for h in hits], careful=careful)
+        return combine([pattern_signal(hits, plain=plain), *signals], matched=[h.phrase for h in hits], careful=careful)
+
+    def _thresholds(self, probe: ProbeReading | None) -> RiskThresholds:
+        """The classifier's thresholds, or the probe's for the score averaged with it."""
+        return probe.thresholds if probe is not None else self.thresholds
 
     def _classifier(self, scores: RiskScores, probe: ProbeReading | None, careful: bool,
                     source: RiskSource = "classifier") -> RiskSignal:
@@ -155,9 +158,8 @@ class RiskScreen:
         A later turn's probe reading sees the conversation so far (the prompt's words block shows the
         recent turns), so it is averaged into the several-turn text's score as well as the message's.
         """
-        thresholds = self.thresholds
+        thresholds = self._thresholds(probe)
         if probe is not None:
             scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
                              where=f"(encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean) {scores.where}")
-            thresholds = probe.thresholds
         return classifier_signal(scores, thresholds, source=source, threshold=thresholds.gray if careful else None)
