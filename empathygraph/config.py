@@ -71,7 +71,7 @@ class SafetyConfig(Section):
     llm_threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="P(yes) at which the LLM reading fires")
     acknowledgment: Literal["llm", "fixed"] = Field(
         default="fixed", description="crisis reply's first sentence: fixed per category, or written by the LLM and "
-        "checked (the default 1.5B model's passed 2 of 10 and doubled the crisis turn's time: a stronger backbone's)")
+        "checked (the default 1.5B model's stood 1 of 10 times and doubled the crisis turn's time: for a stronger backbone)")
 
     def resources_for(self, categories: Sequence[RiskCategory]) -> list[str]:
         """The helplines for a reply: every category's own, then the general ones, each once."""
