@@ -268,14 +268,20 @@ def out_of_writer_scores(fit: Callable[[set[str]], ScoreTexts], train_split: lis
     return scored, np.concatenate(scores)
 
 
+def levels(scores: np.ndarray, positive: np.ndarray, recall: float, gray_recall: float,
+           plain_recall: float) -> tuple[float, float, float]:
+    """Over any-risk ``scores``: the threshold keeping ``recall`` of the disclosures, the gray band's keeping
+    ``gray_recall`` (never above the threshold) and the plain level keeping ``plain_recall`` (never below it;
+    above it a disclosure reads as plainly said)."""
+    threshold = threshold_for_recall(scores, positive, recall)
+    return (threshold, min(threshold, threshold_for_recall(scores, positive, gray_recall)),
+            max(threshold, threshold_for_recall(scores, positive, plain_recall)))
+
+
 def thresholds(scores: np.ndarray, items: list[SafetyMessage], recall: float, gray_recall: float,
                plain_recall: float) -> tuple[float, float, float]:
-    """The any-risk threshold keeping ``recall`` of the disclosures, the gray band's keeping ``gray_recall``, and
-    the plain level keeping ``plain_recall`` (above it a disclosure reads as plainly said)."""
-    positive = np.array([m.risk for m in items])
-    threshold = threshold_for_recall(scores[:, 0], positive, recall)
-    return (threshold, min(threshold, threshold_for_recall(scores[:, 0], positive, gray_recall)),
-            max(threshold, threshold_for_recall(scores[:, 0], positive, plain_recall)))
+    """:func:`levels` of the any-risk column of ``scores`` over ``items``."""
+    return levels(scores[:, 0], np.array([m.risk for m in items]), recall, gray_recall, plain_recall)
 
 
 def linear_fit(cache: StateCache, items: list[SafetyMessage]) -> ScoreTexts:

@@ -158,13 +158,11 @@ def main() -> None:
     risk = np.array([m.risk for m in messages])
     encoder = np.array([encoder_oow[m.id] for m in messages])
     averaged = (encoder + np.array([probe_oow[m.id] for m in messages])) / 2
-    threshold = risk_script.threshold_for_recall(averaged, risk, args.recall)
-    gray = min(threshold, risk_script.threshold_for_recall(averaged, risk, args.gray_recall))
-    plain = max(threshold, risk_script.threshold_for_recall(averaged, risk, args.plain_recall))
-    alone = risk_script.threshold_for_recall(encoder, risk, args.recall)
+    recalls = (args.recall, args.gray_recall, args.plain_recall)
+    threshold, gray, plain = risk_script.levels(averaged, risk, *recalls)
+    alone, _, alone_plain = risk_script.levels(encoder, risk, *recalls)
     if args.plain_only:
-        record_plain_levels(plain, risk_script.threshold_for_recall(encoder, risk, args.plain_recall),
-                            averaged, encoder, risk, args)
+        record_plain_levels(plain, alone_plain, averaged, encoder, risk, args)
         return
     result = {"threshold": round(threshold, 4), "gray": round(gray, 4), "plain": round(plain, 4),
               "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
