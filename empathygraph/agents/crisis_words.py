@@ -67,6 +67,8 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         danger="they may be thinking of ending their life or harming themselves",
         again="If you might act on these thoughts, or you're not safe right now, please reach out now.",
         unsure="Thank you for telling me this; I want to be sure you're okay.",
+        unsure_steps="You don't have to face anything alone. If you ever have thoughts of hurting yourself, or "
+                     "you're not safe right now, please reach out now.",
     ),
     RiskCategory.HARM_TO_OTHERS: Protocol(
         acknowledgment="It sounds like these thoughts are weighing on you, and it took courage to say them.",
@@ -78,6 +80,8 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         again="If you feel you might act on these thoughts, please step away and call a crisis line or your local "
               "emergency number now.",
         unsure="Thank you for telling me what's on your mind; I want to be sure everyone stays safe.",
+        unsure_steps="If you ever feel you might hurt someone, please step away and call a crisis line or your local "
+                     "emergency number now; help with thoughts like that is there for you.",
     ),
     RiskCategory.ABUSE: Protocol(
         acknowledgment="Thank you for trusting me with this; what is happening to you is not okay, and it is not your fault.",

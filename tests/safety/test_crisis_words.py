@@ -185,3 +185,15 @@ def test_saying_it_is_not_their_fault_is_not_blame_but_saying_it_is_is():
     assert acknowledgment_problems("Honestly this is partly your own fault.")
     assert acknowledgment_problems("It is not your fault, and you deserve to be safe.") == []
     assert acknowledgment_problems("It isn't your fault that he did this.") == []
+
+
+def test_every_protocol_whose_steps_presume_the_danger_has_an_unsure_form():
+    """A wi-fi message read as unsure must not be told "if you might act on these thoughts"."""
+    presuming = ("these thoughts", "on them", "from the person")
+    for category, protocol in PROTOCOLS.items():
+        unsure = protocol.steps_for(tentative=True)
+        assert not any(words in unsure for words in presuming), category
+        if any(words in protocol.steps for words in presuming):
+            assert protocol.unsure_steps, category
+    reply = protocol_reply([RiskCategory.SELF_HARM, RiskCategory.HARM_TO_OTHERS], None, ["call 988"], tentative=True)
+    assert "these thoughts" not in reply and "call 988" in reply
