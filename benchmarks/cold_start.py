@@ -26,13 +26,14 @@ import json, time
 from empathygraph.agents.prompting import words_messages
 from empathygraph.backbones import make_backbone
 from empathygraph.config import Config
+from empathygraph.tools.risk_probe import RiskProbe
 config = Config()
 config.backbone.prefix_cache = {cache}
 backbone = make_backbone(config.backbone)
 times = []
 for words in ("My chemistry final is tomorrow morning and my mind goes blank.", "I lost my keys again today."):
     started = time.perf_counter()
-    backbone.final_state(*words_messages(words))
+    backbone.hidden_state(*words_messages(words), RiskProbe.load().layer)
     times.append(time.perf_counter() - started)
 print(json.dumps(times))
 """

@@ -162,12 +162,12 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], con
     probe = toolbox.risk_probe()
     if probe is None or probe.backbone != backbone.name:
         raise SystemExit(f"no risk probe for {backbone.name}: {toolbox.risk_probe_unavailable or probe.backbone}")
-    states = ProbeStates(backbone)
+    states = ProbeStates(backbone, layer=probe.layer)
     states.ensure(texts)
     states.ensure_in_conversation([(turn, c.turns[:i]) for c in conversations for i, turn in enumerate(c.turns)])
     read_seconds = []
     for text in timing_texts:
-        backbone.final_state(*words_messages("a message of no interest"))  # as in a turn: the system prompt is cached
+        backbone.hidden_state(*words_messages("a message of no interest"), probe.layer)  # as in a turn: the system prompt is cached
         started = time.perf_counter()
         read_probe(backbone, probe, text)
         read_seconds.append(time.perf_counter() - started)

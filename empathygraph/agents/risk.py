@@ -81,7 +81,7 @@ def read_probe(backbone: Backbone, probe: RiskProbe, words: str, history: Sequen
         BackendError, RuntimeError, ValueError: the backbone or the probe could not read them.
     """
     messages, span = words_messages(words, history)
-    return ProbeReading(probe.probability(backbone.final_state(messages, span)), probe.thresholds)
+    return ProbeReading(probe.probability(backbone.hidden_state(messages, span, probe.layer)), probe.thresholds)
 
 
 def probe_reading(context: RunContext, words: str, history: list[HistoryEntry]) -> tuple[ProbeReading | None, str | None]:
@@ -89,7 +89,7 @@ def probe_reading(context: RunContext, words: str, history: list[HistoryEntry]) 
     config = context.config.safety
     if not (config.probe and config.classifier and words.strip()) or context.toolbox.risk_model() is None:
         return None, None  # nothing to average it into (the read step notes a missing classifier)
-    if context.backbone.final_state is None:
+    if context.backbone.hidden_state is None:
         return None, f"risk probe not read: {context.backbone.name} gives no hidden states"
     probe = context.toolbox.risk_probe()
     if probe is None:

@@ -53,7 +53,7 @@ def make_backbone(config: BackboneConfig) -> Backbone:
         constraint="none" if config.structured_output == "none" else "response_format",
         scorer=model.score_continuations,
         yes_no=reader_from_scorer(model.score_continuations),
-        final_state=model.final_state,
+        hidden_state=model.hidden_state,
         retry=retry,
     )
 

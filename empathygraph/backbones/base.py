@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -72,6 +72,12 @@ def usage_chunk(prompt_tokens: int, completion_tokens: int) -> ChatGenerationChu
     return ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage_metadata(prompt_tokens, completion_tokens)))
 
 
+class HiddenStateReader(Protocol):
+    """Reads the mean hidden state over ``span``, the end of the last message, at ``layer`` (None: the final states)."""
+
+    def __call__(self, messages: list[BaseMessage], span: str, layer: int | None = None) -> Any: ...
+
+
 @dataclass(frozen=True)
 class ContinuationScores:
     """How likely the model finds each candidate start of its reply to a prompt."""
@@ -100,9 +106,9 @@ class Backbone:
         yes_no: reads how likely the model answers "yes" to a closed question (embedded:
             scored; a server: first-token logprobs, else a constrained answer); None where
             the backbone cannot.
-        final_state: the mean of the model's last hidden states over a span that ends the last
-            message (the embedded model only; what probes trained on this model read); None where
-            the backbone cannot.
+        hidden_state: the mean of the model's hidden states (one layer's outputs, or the final
+            states) over a span that ends the last message (the embedded model only; what probes
+            trained on this model read); None where the backbone cannot.
         retry: how transient failures of a call (timeouts, dropped connections) are retried.
     """
 
@@ -113,7 +119,7 @@ class Backbone:
     schema_format: SchemaFormat = "json_schema"
     scorer: ContinuationScorer | None = None
     yes_no: Callable[[list[BaseMessage]], Any] | None = None
-    final_state: Callable[[list[BaseMessage], str], Any] | None = None
+    hidden_state: HiddenStateReader | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def for_schema(self, schema: type[BaseModel] | None) -> Runnable:

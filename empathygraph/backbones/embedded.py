@@ -112,13 +112,13 @@ class ChatLlamaCpp(BaseChatModel):
             logprobs, read = llama.continuation_logprobs(_as_dicts(messages), continuations)
         return ContinuationScores(logprobs=logprobs, prompt_tokens=read)
 
-    def final_state(self, messages: list[BaseMessage], span: str) -> Any:
-        """The mean of the model's hidden states over ``span``, the end of the last message's text
-        (``GrammarFirstLlama.final_state``): a vector of the model's width, read as the start of the
-        next step's prompt."""
+    def hidden_state(self, messages: list[BaseMessage], span: str, layer: int | None = None) -> Any:
+        """The mean of the model's hidden states over ``span``, the end of the last message's text, at
+        ``layer`` (None: the final states; ``GrammarFirstLlama.hidden_state``): a vector of the model's
+        width, read as the start of the next step's prompt."""
         llama = self.load()
         with self._lock:
-            state, _ = llama.final_state(_as_dicts(messages), span)
+            state, _ = llama.hidden_state(_as_dicts(messages), span, layer)
         return state
 
     def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:

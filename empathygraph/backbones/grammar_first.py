@@ -21,6 +21,7 @@ floats, 2.5 GB); here only the draft batches ask for more than the last position
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import math
@@ -35,6 +36,7 @@ from llama_cpp.llama_grammar import LlamaGrammar
 from llama_cpp.llama_speculative import LlamaDraftModel
 
 from empathygraph.backbones.json_skeleton import JsonSkeleton
+from empathygraph.backbones.layer_tap import LayerTap
 from empathygraph.backbones.prefix_cache import PrefixCache
 
 # Most tokens drafted from a JSON skeleton at once (a 16-token batch costs ~4 single steps).
@@ -146,6 +148,12 @@ class GrammarFirstLlama(Llama):
     def __init__(self, *, lookup: PromptLookupDraft | None = None, json_drafts: bool = False,
                  prefix_cache: PrefixCache | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        # The context again, now with a tap on the layers' outputs (llama.cpp takes it only at creation).
+        self.layer_tap = LayerTap(self.n_embd(), llama_cpp.llama_model_n_layer(self._model.model))
+        self.context_params.cb_eval = self.layer_tap.callback
+        self._ctx.close()
+        self._ctx = self._stack.enter_context(contextlib.closing(
+            LlamaContext(model=self._model, params=self.context_params, verbose=self.verbose)))
         self.prefix_cache = prefix_cache
         self._skeleton: JsonSkeleton | None = None
         self._answer_start = 0  # index of the answer's first token in input_ids
@@ -257,14 +265,15 @@ class GrammarFirstLlama(Llama):
         self.n_tokens = len(tokens)
         return scores, read
 
-    def final_state(self, messages: list[dict[str, str]], span: str) -> tuple[np.ndarray, int]:
-        """The mean of the model's last hidden states (after its final norm) over the tokens of ``span``,
-        the end of the last message's text, and the tokens read. Nothing is decoded.
+    def hidden_state(self, messages: list[dict[str, str]], span: str, layer: int | None = None) -> tuple[np.ndarray, int]:
+        """The mean of the model's hidden states over the tokens of ``span``, the end of the last message's
+        text: the output of ``layer`` (0-based), or with None the final states (after the model's final
+        norm); and the tokens read. Nothing is decoded.
 
         The tokens read are the start of the prompt ``create_chat_completion`` builds for a chat that
-        goes on from that message, so the step that asks next finds them in the KV cache: the read
-        costs a little more than a plain pass over ``span`` (in embedding mode llama.cpp runs the
-        vocabulary head on every token), not a second pass.
+        goes on from that message, so the step that asks next finds them in the KV cache: a layer's
+        states cost no more than that step's own reading of them; the final states a little more (in
+        embedding mode llama.cpp runs the vocabulary head on every token).
         """
         cold = self._start_from_cache(messages)
         tokens, first = self._chat_prefix_tokens(messages, span)
@@ -272,19 +281,30 @@ class GrammarFirstLlama(Llama):
         self.n_tokens = reused
         if reused < first:
             self.eval(tokens[reused:first])
-        total = np.zeros(self.n_embd(), dtype=np.float64)
+        rows = self._layer_rows(tokens[first:], layer) if layer is not None else self._final_rows(tokens[first:])
+        if len(rows) != len(tokens) - first:
+            raise RuntimeError(f"llama.cpp gave hidden states for {len(rows)} of {len(tokens) - first} tokens")
+        return rows.mean(axis=0, dtype=np.float64).astype(np.float32), cold + len(tokens) - reused
+
+    def _layer_rows(self, tokens: Sequence[int], layer: int) -> np.ndarray:
+        with self.layer_tap.reading(layer) as batches:
+            self.eval(tokens)
+        return np.concatenate(batches) if batches else np.zeros((0, self.n_embd()), dtype=np.float32)
+
+    def _final_rows(self, tokens: Sequence[int]) -> np.ndarray:
+        batches = []
         llama_cpp.llama_set_embeddings(self._ctx.ctx, True)
         try:
-            for start in range(first, len(tokens), self.n_batch):
+            for start in range(0, len(tokens), self.n_batch):
                 chunk = tokens[start : start + self.n_batch]
                 self.eval(chunk)
                 pointer = llama_cpp.llama_get_embeddings(self._ctx.ctx)
                 if not pointer:
                     raise RuntimeError("llama.cpp returned no hidden states")
-                total += np.ctypeslib.as_array(pointer, shape=(len(chunk), self.n_embd())).sum(axis=0)
+                batches.append(np.ctypeslib.as_array(pointer, shape=(len(chunk), self.n_embd())).copy())
         finally:
             llama_cpp.llama_set_embeddings(self._ctx.ctx, False)
-        return (total / (len(tokens) - first)).astype(np.float32), cold + len(tokens) - reused
+        return np.concatenate(batches)
 
     def _start_from_cache(self, messages: Sequence[dict[str, str]]) -> int:
         """On an empty context, put the system message's reading in it: from the prefix cache, else

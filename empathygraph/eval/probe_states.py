@@ -39,13 +39,15 @@ def stand_in_history(earlier: Sequence[str]) -> list[HistoryEntry]:
 
 
 class ProbeStates:
-    """Hidden states by text for one backbone (each text read alone, as a session's first turn)."""
+    """Hidden states by text for one backbone and layer (None: the final states; each text read alone,
+    as a session's first turn)."""
 
-    def __init__(self, backbone: Backbone, folder: Path | None = None) -> None:
-        if backbone.final_state is None:
+    def __init__(self, backbone: Backbone, folder: Path | None = None, layer: int | None = None) -> None:
+        if backbone.hidden_state is None:
             raise ValueError(f"{backbone.name} gives no hidden states")
-        self.backbone = backbone
-        self.path = (folder or default_home() / "probe-states") / f"{backbone.name.replace(':', '_')}.npz"
+        self.backbone, self.layer = backbone, layer
+        name = backbone.name.replace(":", "_") + ("" if layer is None else f"_layer{layer}")
+        self.path = (folder or default_home() / "probe-states") / f"{name}.npz"
         self.states: dict[str, np.ndarray] = {}
         if self.path.is_file():
             with np.load(self.path, allow_pickle=False) as data:
@@ -70,7 +72,8 @@ class ProbeStates:
         started = time.monotonic()
         for k, key in enumerate(missing, 1):
             messages, span = words_messages(*pending[key])
-            self.states[key] = np.asarray(self.backbone.final_state(messages, span), dtype=np.float32)  # type: ignore[misc]
+            self.states[key] = np.asarray(self.backbone.hidden_state(messages, span, self.layer),  # type: ignore[misc]
+                                          dtype=np.float32)
             if k % SAVE_EVERY == 0 or k == len(missing):
                 self._save()
                 print(f"{what}: {k}/{len(missing)} in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)

@@ -1,9 +1,9 @@
 """Risk probe: a small readout of danger from the LLM backbone's own hidden states.
 
 The embedded model reads the person's words anyway, at the start of the turn's first prompt.
-``Backbone.final_state`` returns the mean of its last hidden states over those words (read as
-that prompt's prefix, so the next step finds them in the KV cache), and this probe turns it into
-a probability of risk. The LLM reads meaning the sentence encoder misses (who is in danger,
+``Backbone.hidden_state`` returns the mean of one of its layers' outputs over those words (read
+as that prompt's prefix, so the next step finds them in the KV cache; a middle layer reads
+danger better than the final states), and this probe turns it into a probability of risk. The LLM reads meaning the sentence encoder misses (who is in danger,
 whether it is over, whether it is a joke), so the screen's classifier score is the mean of
 the encoder classifier's probability and the probe's, with thresholds calibrated out of writer
 on that mean (``scripts/train_risk_probe.py``). The probe belongs to one model file: another
@@ -32,6 +32,7 @@ class RiskProbe:
 
     Attributes:
         backbone: the backbone name whose states it reads (``Backbone.name``).
+        layer: the layer whose outputs it reads (0-based), or None for the final states.
         mean, scale: the standardisation of the states.
         coef, intercept: the logistic output over the hidden units (over the standardised states
             when there is no hidden layer).
@@ -51,6 +52,7 @@ class RiskProbe:
     trained_on: str = ""
     hidden_weight: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
+    layer: int | None = None
 
     @classmethod
     def load(cls, path: Path = RISK_PROBE_PATH) -> RiskProbe:
@@ -67,14 +69,14 @@ class RiskProbe:
                            intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
                            thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"],
                                                      plain=meta.get("plain", 0.0)),
-                           hidden_weight=hidden[0], hidden_bias=hidden[1])
+                           hidden_weight=hidden[0], hidden_bias=hidden[1], layer=meta.get("layer"))
         except (OSError, KeyError, ValueError) as exc:
             raise BackendError(f"risk probe at {path} cannot be read ({exc})") from None
 
     def save(self, path: Path, report: dict | None = None) -> None:
         """Write the probe (a few kB; about 4 bytes a weight with a hidden layer) with its thresholds and
         what it was trained on."""
-        meta = {"backbone": self.backbone, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
+        meta = {"backbone": self.backbone, "layer": self.layer, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
                 "plain": self.thresholds.plain, "category_threshold": self.thresholds.category,
                 "trained_on": self.trained_on,
                 "report": report or {}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import llama_cpp
 import numpy as np
 import pytest
 from llama_cpp import Llama
@@ -104,31 +105,50 @@ def test_json_drafts_read_what_the_schema_forces_in_one_batch(model_path):
     assert llm.n_tokens <= result["usage"]["prompt_tokens"] + drawn + 1
 
 
-def test_final_state_reads_the_words_as_the_start_of_the_next_prompt(model_path):
+@pytest.mark.parametrize("layer", [None, 12])
+def test_a_hidden_state_reads_the_words_as_the_start_of_the_next_prompt(model_path, layer):
     llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
     words = '"I finally passed my driving test!"'
     said = [{"role": "system", "content": "You listen."}, {"role": "user", "content": f"The person says: {words}"}]
-    state, read = llm.final_state(said, words)
+    state, read = llm.hidden_state(said, words, layer)
     assert state.shape == (llm.n_embd(),) and np.isfinite(state).all() and read > 8
     # Read again from the cache: only the words' tokens are read, and the state is the same.
-    again, reread = llm.final_state(said, words)
+    again, reread = llm.hidden_state(said, words, layer)
     assert reread < read and np.allclose(again, state, atol=1e-3)
-    other, _ = llm.final_state([said[0], {"role": "user", "content": 'The person says: "My dog died."'}], '"My dog died."')
+    other, _ = llm.hidden_state([said[0], {"role": "user", "content": 'The person says: "My dog died."'}], '"My dog died."',
+                                layer)
     assert not np.allclose(other, state, atol=1e-2)
     # The next prompt that goes on from the words reuses them, and generation is as without the read.
     ask = [said[0], {"role": "user", "content": f"The person says: {words}\n\nWhat happened? One word."}]
     fresh = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
     expected = fresh.create_chat_completion(messages=ask, max_tokens=6, temperature=0.0)["choices"][0]["message"]["content"]
-    llm.final_state(said, words)
+    llm.hidden_state(said, words, layer)
     cached = llm._input_ids.tolist()
     assert llm.create_chat_completion(messages=ask, max_tokens=6, temperature=0.0)["choices"][0]["message"]["content"] == expected
     assert Llama.longest_token_prefix(cached, llm._input_ids.tolist()) >= len(cached) - 1  # the read's tokens begin the prompt
 
 
-def test_final_state_refuses_a_span_that_does_not_end_the_message(model_path):
+def test_a_hidden_state_refuses_a_span_that_does_not_end_the_message_or_a_layer_it_cannot_tap(model_path):
     llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
     with pytest.raises(ValueError, match="span"):
-        llm.final_state([{"role": "user", "content": "hello there"}], "hello")
+        llm.hidden_state([{"role": "user", "content": "hello there"}], "hello")
+    last = llama_cpp.llama_model_n_layer(llm._model.model) - 1
+    for layer in (last, -1):
+        with pytest.raises(ValueError, match=f"layer {layer} cannot be tapped"):
+            llm.hidden_state([{"role": "user", "content": "hello there"}], "there", layer)
+
+
+def test_a_tapped_layer_differs_from_the_final_states_and_generation_is_unchanged(model_path):
+    """The tap reads the middle layer's own outputs, and leaves the model's answers as they were."""
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False)
+    said = [{"role": "user", "content": 'The person says: "I finally passed my driving test!"'}]
+    middle, _ = llm.hidden_state(said, '"I finally passed my driving test!"', 4)
+    final, _ = llm.hidden_state(said, '"I finally passed my driving test!"')
+    assert middle.shape == final.shape and not np.allclose(middle, final, atol=1e-2)
+    ask = [{"role": "user", "content": "Name a colour. One word."}]
+    plain = Llama(model_path=model_path, n_ctx=512, verbose=False)
+    expected = plain.create_chat_completion(messages=ask, max_tokens=4, temperature=0.0)["choices"][0]["message"]["content"]
+    assert llm.create_chat_completion(messages=ask, max_tokens=4, temperature=0.0)["choices"][0]["message"]["content"] == expected
 
 
 def test_a_system_message_read_once_is_restored_in_a_new_process_with_the_same_scores(model_path, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +24,10 @@ SCREEN = RiskThresholds(threshold=0.5, gray=0.2)
 WITH_PROBE = RiskThresholds(threshold=0.4, gray=0.3)
 
 
-def probe_for(backbone: str = "scripted") -> RiskProbe:
+def probe_for(backbone: str = "scripted", layer: int | None = None) -> RiskProbe:
     """A probe that reads risk from the first dimension of the state."""
     return RiskProbe(backbone=backbone, mean=np.zeros(WIDTH), scale=np.ones(WIDTH),
-                     coef=np.array([4.0, 0.0, 0.0, 0.0]), intercept=-2.0, thresholds=WITH_PROBE)
+                     coef=np.array([4.0, 0.0, 0.0, 0.0]), intercept=-2.0, thresholds=WITH_PROBE, layer=layer)
 
 
 def calm(texts: list[str]) -> np.ndarray:
@@ -39,7 +40,9 @@ def test_a_saved_probe_reads_back_the_same_and_refuses_another_width(tmp_path: P
     loaded = RiskProbe.load(path)
     state = np.array([1.0, 5.0, -3.0, 0.0])
     assert loaded.probability(state) == pytest.approx(1 / (1 + np.exp(-2.0)), abs=1e-6)
-    assert loaded.thresholds == WITH_PROBE and loaded.backbone == "scripted"
+    assert loaded.thresholds == WITH_PROBE and loaded.backbone == "scripted" and loaded.layer is None
+    replace(probe_for(), layer=7).save(path)
+    assert RiskProbe.load(path).layer == 7
     with pytest.raises(BackendError, match="width 4"):
         loaded.probability(np.zeros(3))
     with pytest.raises(BackendError, match="cannot be read"):
@@ -110,24 +113,25 @@ class ProbingToolBox(ToolBox):
         return self.probe
 
 
-def probing(state: list[float], trained_on: str = "scripted") -> tuple[Empathizer, list[tuple[list[BaseMessage], str]]]:
-    read: list[tuple[list[BaseMessage], str]] = []
+def probing(state: list[float], trained_on: str = "scripted") -> tuple[Empathizer, list[tuple[list[BaseMessage], str, int | None]]]:
+    read: list[tuple[list[BaseMessage], str, int | None]] = []
     backbone = wrap_chat_model(scripted(), name="scripted")
 
-    def final_state(messages: list[BaseMessage], span: str) -> np.ndarray:
-        read.append((messages, span))
+    def hidden_state(messages: list[BaseMessage], span: str, layer: int | None = None) -> np.ndarray:
+        read.append((messages, span, layer))
         return np.array(state)
 
-    backbone.final_state = final_state
+    backbone.hidden_state = hidden_state
     config = test_config(safety={"classifier": True, "llm_read": "off"})
-    return Empathizer(config, backbone=backbone, toolbox=ProbingToolBox(config.perception, probe_for(trained_on))), read
+    return Empathizer(config, backbone=backbone, toolbox=ProbingToolBox(config.perception, probe_for(trained_on, layer=3))), read
 
 
 def test_a_turn_reads_the_probe_over_the_start_of_its_first_prompt():
     empathizer, read = probing([2.0, 0.0, 0.0, 0.0])
     result = empathizer.respond("I keep thinking about the bridge.")
     assert result.plan.safety_protocol
-    (messages, span), = read
+    (messages, span, layer), = read
+    assert layer == 3  # the layer the probe was trained on
     assert str(messages[0].content) == SYSTEM_PROMPT
     assert str(messages[-1].content).endswith(span) and span == '"I keep thinking about the bridge."'
     assert [s.source for s in result.safety.signals if s.source in ("probe", "classifier")] == ["probe", "classifier"]
@@ -147,6 +151,7 @@ def test_the_shipped_probe_reads_the_default_backbone():
     probe = RiskProbe.load(RISK_PROBE_PATH)
     assert probe.backbone == f"embedded:{BackboneConfig().model}"  # the name make_backbone gives it
     assert probe.mean.shape == (1536,) and 0 < probe.thresholds.gray <= probe.thresholds.threshold < 1
+    assert probe.layer == 12 and "layer 12" in probe.trained_on  # a middle layer reads danger better than the final states
     assert "out-of-writer" in probe.trained_on
 
 
@@ -157,11 +162,11 @@ def test_a_conversations_later_turn_is_read_after_the_turns_before_it_and_kept(t
     read: list[str] = []
     backbone = wrap_chat_model(scripted())
 
-    def final_state(messages: list[BaseMessage], span: str) -> np.ndarray:
+    def hidden_state(messages: list[BaseMessage], span: str, layer: int | None = None) -> np.ndarray:
         read.append(str(messages[-1].content))
         return np.full(4, float(len(read)))
 
-    backbone.final_state = final_state
+    backbone.hidden_state = hidden_state
     states = ProbeStates(backbone, folder=tmp_path)
     first = states.in_conversation("I'm fine.", [])
     later = states.in_conversation("I said goodbye to everyone.", ["Rough week.", "I'm fine."])
