@@ -66,8 +66,9 @@ class SafetyConfig(Section):
     context_turns: int = Field(default=3, ge=0, le=10,
                                description="earlier user turns the classifier also reads together with this one")
     llm_read: Literal["gray", "always", "off"] = Field(
-        default="gray", description="ask the LLM's own yes/no reading: only when the classifier is unsure (gray), "
-        "on every turn, or never")
+        default="off", description="ask the LLM's own yes/no reading: only when the classifier is unsure (gray), "
+        "on every turn, or never (the default: on the default 1.5B model, read in the probe's gray band, it "
+        "caught 3 more of 411 held-out disclosures and raised 73 more false alarms of 481)")
     llm_threshold: float = Field(default=0.5, ge=0.0, le=1.0, description="P(yes) at which the LLM reading fires")
     acknowledgment: Literal["llm", "fixed"] = Field(
         default="fixed", description="crisis reply's first sentence: fixed per category, or written by the LLM and "

@@ -202,7 +202,7 @@ def empathizer_reading(p_yes: float, **safety) -> tuple[Empathizer, list[list[Ba
         return YesNoReading(p_yes, "scored", 12, 0.01)
 
     backbone.yes_no = read
-    config = test_config(safety={"classifier": True, **safety})
+    config = test_config(safety={"classifier": True, "llm_read": "gray", **safety})
     return Empathizer(config, backbone=backbone, toolbox=ScreeningToolBox(config.perception)), asked
 
 
