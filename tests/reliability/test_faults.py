@@ -149,7 +149,7 @@ def test_a_turn_whose_yes_no_read_fails_still_answers_and_says_why():
     reader, _ = yes_no_server(httpx.Response(200, text="<html>upstream gone</html>"))
     backbone = wrap_chat_model(scripted())
     backbone.yes_no = reader
-    config = test_config(safety={"classifier": True})
+    config = test_config(safety={"classifier": True, "llm_read": "gray"})
     empathizer = Empathizer(config, backbone=backbone, toolbox=ScreeningToolBox(config.perception))
     result = empathizer.respond("I feel uneasy about tonight.")  # unsure: the LLM's reading is asked for
     assert result.reply and any("LLM reading failed" in note and "JSONDecodeError" in note
