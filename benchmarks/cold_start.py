@@ -30,10 +30,11 @@ from empathygraph.tools.risk_probe import RiskProbe
 config = Config()
 config.backbone.prefix_cache = {cache}
 backbone = make_backbone(config.backbone)
+layer = RiskProbe.load().layer
 times = []
 for words in ("My chemistry final is tomorrow morning and my mind goes blank.", "I lost my keys again today."):
     started = time.perf_counter()
-    backbone.hidden_state(*words_messages(words), RiskProbe.load().layer)
+    backbone.hidden_state(*words_messages(words), layer)
     times.append(time.perf_counter() - started)
 print(json.dumps(times))
 """

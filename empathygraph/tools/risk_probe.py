@@ -3,8 +3,9 @@
 The embedded model reads the person's words anyway, at the start of the turn's first prompt.
 ``Backbone.hidden_state`` returns the mean of one of its layers' outputs over those words (read
 as that prompt's prefix, so the next step finds them in the KV cache; a middle layer reads
-danger better than the final states), and this probe turns it into a probability of risk. The LLM reads meaning the sentence encoder misses (who is in danger,
-whether it is over, whether it is a joke), so the screen's classifier score is the mean of
+danger better than the final states), and this probe turns it into a probability of risk. The
+LLM reads meaning the sentence encoder misses (who is in danger, whether it is over, whether it
+is a joke), so the screen's classifier score is the mean of
 the encoder classifier's probability and the probe's, with thresholds calibrated out of writer
 on that mean (``scripts/train_risk_probe.py``). The probe belongs to one model file: another
 backbone (a server, the fast preset) screens with the encoder classifier alone.
