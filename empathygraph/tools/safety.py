@@ -132,8 +132,11 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
     RiskCategory.MEDICAL_EMERGENCY: {
         "overdose_taken": [
             r"\boverdos\w*",
-            (rf"\btook (?:too many|all (?:of )?(?:my |the )?{_PILLS}|a (?:whole|full) (?:bottle|pack|box|strip)|"
+            (rf"\btook (?:too many|all (?:of )?(?:my |the )?{_PILLS}|(?:a|the) (?:whole|full|entire) (?:bottle|pack|box|strip)|"
             rf"(?:a handful|a bunch|the rest) of (?:my |the )?{_PILLS}|\d+ (?:of )?(?:my |the )?{_PILLS})"),
+            # "I've taken the whole bottle": the same amounts after "taken" ("taken too many" is often days off)
+            (rf"\b(?:have|'ve|has|had|just) taken (?:all (?:of )?(?:my |the )?{_PILLS}|(?:a|the) (?:whole|full|entire) "
+             rf"(?:bottle|pack|box|strip)|(?:a handful|a bunch|the rest) of (?:my |the )?{_PILLS})"),
             r"\bswallowed (?:all|a handful|a bunch|the whole|the rest|\d+)\b",
             (r"\b(?:swallowed|drank|ate) (?:some |a )?(?:bleach|poison|antifreeze|detergent|battery|button battery|"
             r"laundry pod|rat poison|weed killer)\b"),

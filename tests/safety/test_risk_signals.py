@@ -153,3 +153,13 @@ def test_a_careful_session_lowers_the_classifier_threshold():
 def test_without_a_classifier_the_patterns_screen_alone():
     verdict = RiskScreen().assess("I have been stockpiling my pills")
     assert verdict.at_risk and [s.source for s in verdict.signals] == ["patterns"]
+
+
+@pytest.mark.parametrize("text", [
+    "I took the whole bottle an hour ago and now I feel really sleepy",
+    "took a full strip of my meds about ten minutes ago",
+    "I've taken the entire box, I think",
+])
+def test_an_overdose_of_a_whole_pack_is_a_medical_emergency(text):
+    hits = safety.find(text)
+    assert [h.kind for h in hits] == ["overdose_taken"] and hits[0].category is RiskCategory.MEDICAL_EMERGENCY
