@@ -431,10 +431,16 @@ class TextEmotionCue(StepOutput):
         default_factory=list,
         description="the 7 coarse emotions, each the summed probability of its fine labels, most likely first",
     )
+    encoder_top: list[LabelScore] = Field(
+        default_factory=list,
+        description="the sentence encoder's own top 3 when the LLM's emotion probe was blended into ``top`` "
+        "(empty: ``top`` is the encoder's alone)",
+    )
 
     def decisions(self) -> Decisions:
         coarse = [("coarse emotion", top_labels(self.coarse, 2))] if self.coarse else []
-        return [("text emotion", top_labels(self.top)), *coarse]
+        encoder = [("encoder alone", top_labels(self.encoder_top))] if self.encoder_top else []
+        return [("text emotion", top_labels(self.top)), *encoder, *coarse]
 
 
 class VoiceCue(StepOutput):

@@ -28,8 +28,10 @@ from empathygraph.config import load_config
 from empathygraph.eval.harness import spread
 from empathygraph.eval.heldout import HeldOutToolBox
 from empathygraph.eval.loaders import load_dataset
+from empathygraph.eval.probe_states import ProbeStates
 from empathygraph.schemas import Cues
 from empathygraph.state import TurnInput
+from empathygraph.tools.emotion_probe import EmotionProbe
 
 THRESHOLDS = (0.25, 0.35, 0.5, 1.01)
 WEIGHTS = (0.3, 0.5, 1.0, 1.5, 3.0)
@@ -63,6 +65,9 @@ def main() -> None:
     parser.add_argument("--named", type=int, default=0, help="low-confidence items the LLM also names (auto policy)")
     parser.add_argument("--named-threshold", type=float, default=0.25)
     parser.add_argument("--config", type=Path, default=None, help="e.g. configs/fast.yaml (default: built-in)")
+    parser.add_argument("--emotion-probe", action="store_true",
+                        help="blend the shipped emotion probe into the classifier's ranking, as a turn on the default "
+                             "backbone does (each message's hidden state read once, cached under probe-states)")
     parser.add_argument("--examples", action="store_true",
                         help="show the LLM the labelled ED messages most like each one (tune and bench items left out)")
     args = parser.parse_args()
@@ -75,8 +80,9 @@ def main() -> None:
     toolbox = HeldOutToolBox(config.perception, ed_path, bench | {s.id for s in tune})
     backbone = make_backbone(config.backbone)
     rows, seconds = [], []
+    states = ProbeStates(backbone, layer=EmotionProbe.load().layer) if args.emotion_probe else None
     for sample in tune:
-        cue = toolbox.text_emotion(sample.text)
+        cue = toolbox.text_emotion(sample.text, llm_state=states.matrix([sample.text])[0] if states else None)
         state = {"turn": TurnInput(text=sample.text), "cues": Cues(words=sample.text, text_emotion=cue), "chat": []}
         options = [item.label for item in cue.top[: args.top_k]]
         messages = build_messages(state, fusion_task(options, toolbox.emotion_examples(sample.text)),
@@ -86,7 +92,7 @@ def main() -> None:
         seconds.append(time.perf_counter() - started)
         rows.append({"gold": sample.emotion.value, "cue": cue, "llm": scores.logprobs, "state": state})
     classifier_hits = sum(r["cue"].top[0].label == r["gold"] for r in rows)
-    out: dict = {"backbone": backbone.name, "tune_n": len(rows), "top_k": args.top_k, "classifier_acc": round(classifier_hits / len(rows), 4),
+    out: dict = {"backbone": backbone.name, "emotion_probe": args.emotion_probe, "tune_n": len(rows), "top_k": args.top_k, "classifier_acc": round(classifier_hits / len(rows), 4),
                  "llm_alone_acc": round(sum(fuse(r["cue"], r["llm"], 1e6)[0].label == r["gold"] for r in rows)
                                         / len(rows), 4),
                  "scoring_seconds_median": round(sorted(seconds)[len(seconds) // 2], 3),

@@ -17,7 +17,7 @@ UNSURE = TextEmotionCue(top=[LabelScore(label="sad", score=0.20), LabelScore(lab
 
 
 class UnsureWords(ToolBox):
-    def text_emotion(self, text: str) -> TextEmotionCue:
+    def text_emotion(self, text: str, llm_state=None) -> TextEmotionCue:
         return UNSURE
 
 

@@ -47,7 +47,7 @@ def test_later_agents_see_earlier_answers_as_one_growing_chat():
 
 def test_confident_classifier_decides_the_label_and_llm_only_explains():
     class LabellingToolBox(ToolBox):
-        def text_emotion(self, text: str) -> TextEmotionCue:
+        def text_emotion(self, text: str, llm_state=None) -> TextEmotionCue:
             return TextEmotionCue(top=[LabelScore(label="devastated", score=0.7)], model="fixed")
 
     model = scripted()
@@ -62,7 +62,7 @@ def test_the_summed_coarse_reading_drives_voice_and_face_when_the_fine_label_mis
     """The README's exam scenario was read as *prepared* (coarse neutral), so the listener looked blank."""
 
     class ExamToolBox(ToolBox):
-        def text_emotion(self, text: str) -> TextEmotionCue:
+        def text_emotion(self, text: str, llm_state=None) -> TextEmotionCue:
             top = [LabelScore(label="prepared", score=0.46), LabelScore(label="anxious", score=0.3)]
             coarse = [LabelScore(label="fear", score=0.52), LabelScore(label="neutral", score=0.48)]
             return TextEmotionCue(top=top, model="fixed", coarse=coarse)
@@ -212,7 +212,7 @@ def test_an_unsure_classifier_can_leave_the_llm_its_top_emotions_only():
     assert llm_choices(cue, test_config().agents) == ()
 
     class UnsureWords(ToolBox):
-        def text_emotion(self, text):
+        def text_emotion(self, text, llm_state=None):
             return cue
 
     config = test_config(agents={"emotion_choices": 3}, perception={"text_emotion": True})

@@ -18,9 +18,10 @@ from typing import Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from empathygraph.agents.prompting import SYSTEM_PROMPT, build_messages, recent_history_of, words_messages
+from empathygraph.agents.prompting import SYSTEM_PROMPT, build_messages
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
+from empathygraph.agents.words_state import WordsState, read_state
 from empathygraph.backbones.base import Backbone
 from empathygraph.config import SafetyConfig
 from empathygraph.context import RunContext
@@ -80,27 +81,14 @@ def read_probe(backbone: Backbone, probe: RiskProbe, words: str, history: Sequen
     Raises:
         BackendError, RuntimeError, ValueError: the backbone or the probe could not read them.
     """
-    messages, span = words_messages(words, history)
-    return ProbeReading(probe.probability(backbone.hidden_state(messages, span, probe.layer)), probe.thresholds)
+    return ProbeReading(probe.probability(read_state(backbone, words, probe.layer, history)), probe.thresholds)
 
 
-def probe_reading(context: RunContext, words: str, history: list[HistoryEntry]) -> tuple[ProbeReading | None, str | None]:
-    """The risk probe's reading of this turn's words, or None and why not (for the trace)."""
-    config = context.config.safety
-    if not (config.probe and config.classifier and words.strip()) or context.toolbox.risk_model() is None:
-        return None, None  # nothing to average it into (the read step notes a missing classifier)
-    if context.backbone.hidden_state is None:
-        return None, f"risk probe not read: {context.backbone.name} gives no hidden states"
-    probe = context.toolbox.risk_probe()
-    if probe is None:
-        return None, f"risk probe unavailable: {context.toolbox.risk_probe_unavailable}"
-    if probe.backbone != context.backbone.name:
-        return None, f"risk probe not read: it was trained on {probe.backbone}, this backbone is {context.backbone.name}"
-    try:
-        return read_probe(context.backbone, probe, words,
-                          recent_history_of(history, context.config.agents.history_turns)), None
-    except (BackendError, RuntimeError, ValueError) as exc:  # the screen goes on without it
-        return None, f"risk probe failed, the classifier alone screened: {exc}"
+def probe_reading(found: WordsState) -> ProbeReading | None:
+    """The risk probe's reading of this turn's state (``agents.words_state``), or None when it was not read."""
+    if found.risk is None or found.state is None:
+        return None
+    return ProbeReading(found.risk.probability(found.state), found.risk.thresholds)
 
 
 def screen_thresholds(context: RunContext, assessment: SafetyAssessment) -> RiskThresholds | None:

@@ -17,8 +17,9 @@ from langgraph.runtime import Runtime
 from empathygraph.agents.risk import probe_reading
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import dump
+from empathygraph.agents.words_state import words_state
 from empathygraph.context import RunContext
-from empathygraph.errors import EmpathyGraphError
+from empathygraph.errors import BackendError, EmpathyGraphError
 from empathygraph.schemas import Cues, FaceCue, RiskCategory, VoiceCue
 from empathygraph.state import MergState, TurnInput
 from empathygraph.tools.injection import find_injection
@@ -77,22 +78,29 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     toolbox = runtime.context.toolbox
     words = words_of_turn(state["turn"], state["cues"].voice)
     cues = Cues(words=words)
-    notes = []
     safety = runtime.context.config.safety
+    history = state["history"]
+    found = words_state(runtime.context, words, history)
+    notes = list(found.notes)
     if safety.enabled:
-        history = state["history"]
         earlier = [entry.user for entry in history[-safety.context_turns:]] if safety.context_turns else []
         careful = any(entry.risk is not RiskCategory.NONE for entry in history)
-        probe, why = probe_reading(runtime.context, words, history)
-        if why:
-            notes.append(why)
+        try:
+            probe = probe_reading(found)
+        except BackendError as exc:  # a probe file that does not fit this state
+            notes.append(f"risk probe failed, the classifier alone screened: {exc}")
+            probe = None
         cues.safety = toolbox.screen_safety(words, earlier, careful=careful, classifier=safety.classifier, probe=probe)
         if safety.classifier and toolbox.risk_classifier_unavailable:
             notes.append(f"risk classifier unavailable, phrase patterns only: {toolbox.risk_classifier_unavailable}")
     else:
         notes.append("safety screen disabled by configuration")
     if words and runtime.context.config.perception.text_emotion:
-        cue = toolbox.text_emotion(words)
+        try:
+            cue = toolbox.text_emotion(words, llm_state=found.state if found.emotion is not None else None)
+        except BackendError as exc:  # a probe file that does not fit: the encoder alone reads the words
+            notes.append(f"emotion probe not blended ({exc})")
+            cue = toolbox.text_emotion(words)
         if cue is None:
             notes.append("no text-emotion classifier installed")
         else:

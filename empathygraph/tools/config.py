@@ -18,6 +18,11 @@ class PerceptionConfig(BaseModel):
 
     text_emotion: bool = True
     text_emotion_top_k: int = Field(default=3, ge=1, le=32)
+    emotion_probe: bool = Field(
+        default=True,
+        description="blend the emotion probe over the embedded backbone's hidden states (read once a turn, with the "
+        "risk probe) into the text-emotion ranking; backbones it was not trained on use the encoder alone",
+    )
     emotion_examples: FilePath | None = Field(
         default=None,
         description="an EmpatheticDialogues-format JSONL whose labelled messages the emotion fusion shows the LLM "

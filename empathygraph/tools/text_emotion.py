@@ -406,13 +406,13 @@ class TextEmotionClassifier:
 
     def rank(self, text: str, top_k: int = 32) -> list[LabelScore]:
         """Return the ``top_k`` emotions for ``text``, most likely first."""
-        return _ranked(self.labels, self.probabilities(text), top_k)
+        return ranked(self.labels, self.probabilities(text), top_k)
 
     def coarse(self, text: str) -> list[LabelScore]:
         """The 7 coarse emotions for ``text``, each the sum of its fine labels' probabilities, most likely first."""
-        return _ranked(COARSE_LABELS, coarse_distribution(self.probabilities(text)[None], self.labels)[0], 7)
+        return ranked(COARSE_LABELS, coarse_distribution(self.probabilities(text)[None], self.labels)[0], 7)
 
 
-def _ranked(labels: list[str], probs: np.ndarray, top_k: int) -> list[LabelScore]:
+def ranked(labels: list[str], probs: np.ndarray, top_k: int) -> list[LabelScore]:
     order = np.argsort(-probs)[:top_k]
     return [LabelScore(label=labels[i], score=round(min(1.0, float(probs[i])), 4)) for i in order]

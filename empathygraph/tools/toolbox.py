@@ -22,12 +22,19 @@ from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, 
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
+from empathygraph.tools.emotion_probe import EmotionProbe
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.risk import ProbeReading, RiskScreen
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
 from empathygraph.tools.risk_probe import RiskProbe
-from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, TextEmotionClassifier
+from empathygraph.tools.text_emotion import (
+    COARSE_LABELS,
+    EMOTION_TOP_PATH,
+    TextEmotionClassifier,
+    coarse_distribution,
+    ranked,
+)
 
 
 class ToolBox:
@@ -40,6 +47,8 @@ class ToolBox:
         self.risk_classifier_unavailable: str | None = None
         self.risk_probe_unavailable: str | None = None
         self._risk_probe: RiskProbe | None = None
+        self.emotion_probe_unavailable: str | None = None
+        self._emotion_probe: EmotionProbe | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped text-emotion top.
@@ -138,6 +147,18 @@ class ToolBox:
                 self.risk_probe_unavailable = str(exc)
         return self._risk_probe
 
+    def emotion_probe(self) -> EmotionProbe | None:
+        """The emotion probe over the embedded backbone's states, loaded once; None when its file cannot be
+        read here (``emotion_probe_unavailable`` says why)."""
+        if self.emotion_probe_unavailable:
+            return None
+        if self._emotion_probe is None:
+            try:
+                self._emotion_probe = EmotionProbe.load()
+            except BackendError as exc:
+                self.emotion_probe_unavailable = str(exc)
+        return self._emotion_probe
+
     def risk_model(self) -> RiskModel | None:
         """The risk classifier, loaded once; None when it cannot load here (``risk_classifier_unavailable``)."""
         if self.risk_classifier_unavailable:
@@ -153,17 +174,33 @@ class ToolBox:
         if "_text_classifier" in self.__dict__:
             self._text_classifier.forget_recent()
 
-    def text_emotion(self, text: str) -> TextEmotionCue | None:
+    def text_emotion(self, text: str, llm_state: np.ndarray | None = None) -> TextEmotionCue | None:
         """Rank the 32 ED emotions for ``text``, and sum them into the 7 coarse ones.
+
+        With ``llm_state`` (the backbone's hidden state over the same words, read for the emotion probe) the
+        ranking is the encoder's blended with the emotion probe's (``tools/emotion_probe.py``).
 
         Returns None when text emotion is disabled, the text is empty, or the classifier
         cannot be loaded here (its package or tuned top missing: ``text_emotion_unavailable`` says why).
+
+        Raises:
+            BackendError: ``llm_state`` was given but the emotion probe cannot read it.
         """
         classifier: TextEmotionClassifier | None = self._text_model("_text_classifier") if text.strip() else None
         if classifier is None:
             return None
-        top = classifier.rank(text, self.config.text_emotion_top_k)
-        return TextEmotionCue(top=top, model=classifier.name, coarse=classifier.coarse(text))
+        probs, model = classifier.probabilities(text), classifier.name
+        probe = self.emotion_probe() if llm_state is not None else None
+        if probe is not None and llm_state is not None:
+            encoder = probs
+            probs = probe.blend(encoder, classifier.labels, llm_state)
+            model = f"{model} + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
+            alone = ranked(classifier.labels, encoder, 3)
+        else:
+            alone = []
+        top = ranked(classifier.labels, probs, self.config.text_emotion_top_k)
+        coarse = ranked(COARSE_LABELS, coarse_distribution(probs[None], classifier.labels)[0], 7)
+        return TextEmotionCue(top=top, model=model, coarse=coarse, encoder_top=alone)
 
     def emotion_examples(self, text: str) -> list[LabelledExample]:
         """The labelled messages most like ``text`` (``emotion_examples``; empty when none is configured)."""

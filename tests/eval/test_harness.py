@@ -21,7 +21,7 @@ ONE_PASS = {"emotion": "sad", "cause": "my dog died", "goal": "comfort", "strate
 class FixedToolBox(ToolBox):
     """A text classifier that always says 'sad' (no model download)."""
 
-    def text_emotion(self, text: str) -> TextEmotionCue:
+    def text_emotion(self, text: str, llm_state=None) -> TextEmotionCue:
         return TextEmotionCue(top=[LabelScore(label="sad", score=0.6)], model="fixed")
 
 
