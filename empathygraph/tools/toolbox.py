@@ -22,7 +22,7 @@ from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, 
 from empathygraph.tools.asr import Recognizer, load_recognizer
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
-from empathygraph.tools.emotion_probe import EmotionProbe
+from empathygraph.tools.emotion_probe import EMOTION_PROBE_PATH, EmotionProbe
 from empathygraph.tools.face import MODEL_LABELS, ExpressionClassifier, FaceDetector, crop
 from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.risk import ProbeReading, RiskScreen
@@ -51,9 +51,9 @@ class ToolBox:
         self._emotion_probe: EmotionProbe | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
-        # What an evaluation's cached predictions depend on: the class and the shipped text-emotion top.
-        top = EMOTION_TOP_PATH.read_bytes() if EMOTION_TOP_PATH.is_file() else b""
-        self.cache_key = f"{type(self).__name__}-{hashlib.sha256(top).hexdigest()[:12]}"
+        # What an evaluation's cached predictions depend on: the class and the shipped emotion readers' files.
+        files = b"".join(path.read_bytes() if path.is_file() else b"" for path in (EMOTION_TOP_PATH, EMOTION_PROBE_PATH))
+        self.cache_key = f"{type(self).__name__}-{hashlib.sha256(files).hexdigest()[:12]}"
 
     # --- lazily loaded models -----------------------------------------------------------
 
@@ -190,14 +190,12 @@ class ToolBox:
         if classifier is None:
             return None
         probs, model = classifier.probabilities(text), classifier.name
+        alone: list[LabelScore] = []
         probe = self.emotion_probe() if llm_state is not None else None
         if probe is not None and llm_state is not None:
-            encoder = probs
-            probs = probe.blend(encoder, classifier.labels, llm_state)
-            model = f"{model} + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
-            alone = ranked(classifier.labels, encoder, 3)
-        else:
-            alone = []
+            alone = ranked(classifier.labels, probs, 3)
+            probs = probe.blend(probs, classifier.labels, llm_state)
+            model += f" + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
         top = ranked(classifier.labels, probs, self.config.text_emotion_top_k)
         coarse = ranked(COARSE_LABELS, coarse_distribution(probs[None], classifier.labels)[0], 7)
         return TextEmotionCue(top=top, model=model, coarse=coarse, encoder_top=alone)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from empathygraph.backbones import wrap_chat_model
 from empathygraph.eval.harness import Harness, evaluate
 from empathygraph.eval.runner import PredictionCache, run_system
@@ -122,14 +124,15 @@ def test_only_cached_scores_the_common_finished_subset(tmp_path, shared_dir):
     assert result["systems"]["single_prompt"]["emotion"]["n"] == 2
 
 
-def test_cached_predictions_are_keyed_by_the_shipped_text_emotion_top(monkeypatch, tmp_path):
+@pytest.mark.parametrize("shipped", ["EMOTION_TOP_PATH", "EMOTION_PROBE_PATH"])
+def test_cached_predictions_are_keyed_by_the_shipped_emotion_readers(monkeypatch, tmp_path, shipped):
     import empathygraph.tools.toolbox as toolbox_module
     from empathygraph.tools.toolbox import ToolBox
 
     before = ToolBox().cache_key
-    other = tmp_path / "top.npz"
-    other.write_bytes(b"another top")
-    monkeypatch.setattr(toolbox_module, "EMOTION_TOP_PATH", other)
+    other = tmp_path / "reader.npz"
+    other.write_bytes(b"another reader")
+    monkeypatch.setattr(toolbox_module, shipped, other)
     assert ToolBox().cache_key != before and ToolBox().cache_key.startswith("ToolBox-")
 
 
