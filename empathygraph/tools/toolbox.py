@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -35,6 +36,8 @@ from empathygraph.tools.text_emotion import (
     coarse_distribution,
     ranked,
 )
+
+Probe = TypeVar("Probe", RiskProbe, EmotionProbe)
 
 
 class ToolBox:
@@ -138,26 +141,23 @@ class ToolBox:
     def risk_probe(self) -> RiskProbe | None:
         """The risk probe over the embedded backbone's states, loaded once; None when its file cannot be
         read here (``risk_probe_unavailable`` says why)."""
-        if self.risk_probe_unavailable:
-            return None
-        if self._risk_probe is None:
-            try:
-                self._risk_probe = RiskProbe.load()
-            except BackendError as exc:
-                self.risk_probe_unavailable = str(exc)
-        return self._risk_probe
+        return self._probe_file("risk_probe", RiskProbe.load)
 
     def emotion_probe(self) -> EmotionProbe | None:
         """The emotion probe over the embedded backbone's states, loaded once; None when its file cannot be
         read here (``emotion_probe_unavailable`` says why)."""
-        if self.emotion_probe_unavailable:
+        return self._probe_file("emotion_probe", EmotionProbe.load)
+
+    def _probe_file(self, name: str, load: Callable[[], Probe]) -> Probe | None:
+        """``load()`` once, kept as ``_<name>``; a file that cannot be read leaves why in ``<name>_unavailable``."""
+        if getattr(self, f"{name}_unavailable"):
             return None
-        if self._emotion_probe is None:
+        if getattr(self, f"_{name}") is None:
             try:
-                self._emotion_probe = EmotionProbe.load()
+                setattr(self, f"_{name}", load())
             except BackendError as exc:
-                self.emotion_probe_unavailable = str(exc)
-        return self._emotion_probe
+                setattr(self, f"{name}_unavailable", str(exc))
+        return getattr(self, f"_{name}")
 
     def risk_model(self) -> RiskModel | None:
         """The risk classifier, loaded once; None when it cannot load here (``risk_classifier_unavailable``)."""
