@@ -56,11 +56,19 @@ def reply_summary(result: dict) -> dict:
     return out
 
 
+def at_least_one(text: str) -> int:
+    """A slice size: a whole number of samples, at least 1 (both datasets are always scored)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=SHARED)
-    parser.add_argument("--ed-limit", type=int, default=200, help="ED conversations (first speaker turn each)")
-    parser.add_argument("--esconv-limit", type=int, default=100, help="ESConv supporter replies")
+    parser.add_argument("--ed-limit", type=at_least_one, default=200, help="ED conversations (first speaker turn each)")
+    parser.add_argument("--esconv-limit", type=at_least_one, default=100, help="ESConv supporter replies")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("runs/quality"))
