@@ -97,7 +97,7 @@ def words_state(context: RunContext, words: str, history: Sequence[HistoryEntry]
     layer = wanted[0][1].layer
     try:
         found.state = read_state(context.backbone, words, layer,
-                                 recent_history_of(list(history), context.config.agents.history_turns))
+                                 recent_history_of(history, context.config.agents.history_turns))
     except (BackendError, RuntimeError, ValueError) as exc:  # the encoder's readings go on without it
         found.notes.append(f"hidden state not read ({exc}): "
                            + ", ".join(f"the {kind} probe" for kind, _ in wanted) + " skipped")

@@ -410,9 +410,14 @@ class TextEmotionClassifier:
 
     def coarse(self, text: str) -> list[LabelScore]:
         """The 7 coarse emotions for ``text``, each the sum of its fine labels' probabilities, most likely first."""
-        return ranked(COARSE_LABELS, coarse_distribution(self.probabilities(text)[None], self.labels)[0], 7)
+        return coarse_ranking(self.probabilities(text), self.labels)
 
 
 def ranked(labels: list[str], probs: np.ndarray, top_k: int) -> list[LabelScore]:
     order = np.argsort(-probs)[:top_k]
     return [LabelScore(label=labels[i], score=round(min(1.0, float(probs[i])), 4)) for i in order]
+
+
+def coarse_ranking(probs: np.ndarray, labels: list[str]) -> list[LabelScore]:
+    """The 7 coarse emotions of one distribution over ``labels``, each the sum of its fine labels, most likely first."""
+    return ranked(COARSE_LABELS, coarse_distribution(probs[None], labels)[0], len(COARSE_LABELS))

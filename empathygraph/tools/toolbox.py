@@ -29,13 +29,7 @@ from empathygraph.tools.landmarks import FaceMesh
 from empathygraph.tools.risk import ProbeReading, RiskScreen
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
 from empathygraph.tools.risk_probe import RiskProbe
-from empathygraph.tools.text_emotion import (
-    COARSE_LABELS,
-    EMOTION_TOP_PATH,
-    TextEmotionClassifier,
-    coarse_distribution,
-    ranked,
-)
+from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, TextEmotionClassifier, coarse_ranking, ranked
 
 Probe = TypeVar("Probe", RiskProbe, EmotionProbe)
 
@@ -197,8 +191,7 @@ class ToolBox:
             probs = probe.blend(probs, classifier.labels, llm_state)
             model += f" + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
         top = ranked(classifier.labels, probs, self.config.text_emotion_top_k)
-        coarse = ranked(COARSE_LABELS, coarse_distribution(probs[None], classifier.labels)[0], 7)
-        return TextEmotionCue(top=top, model=model, coarse=coarse, encoder_top=alone)
+        return TextEmotionCue(top=top, model=model, coarse=coarse_ranking(probs, classifier.labels), encoder_top=alone)
 
     def emotion_examples(self, text: str) -> list[LabelledExample]:
         """The labelled messages most like ``text`` (``emotion_examples``; empty when none is configured)."""
