@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from langchain_core.messages import BaseMessage
+
 from empathygraph.agents.crisis_words import said_as
 from empathygraph.agents.prompting import words_messages
 from empathygraph.backbones import Backbone, make_backbone
@@ -47,6 +49,7 @@ from empathygraph.schemas import RiskCategory, SafetyAssessment
 from empathygraph.tools import safety
 from empathygraph.tools.risk import ProbeReading
 from empathygraph.tools.risk_classifier import CATEGORIES, RiskThresholds
+from empathygraph.tools.risk_probe import RiskProbe
 from empathygraph.tools.toolbox import ToolBox
 
 Assess = Callable[[str, Sequence[str], bool], SafetyAssessment]
@@ -152,11 +155,10 @@ def remembered(assess: Assess) -> Assess:
 
 
 def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], conversations: Sequence[SafetyConversation],
-                 timing_texts: Sequence[str]) -> tuple[Assess, list[float]]:
+                 timing_texts: Sequence[str]) -> tuple[Assess, list[float], list[float]]:
     """The screen with the risk probe averaged in, as a turn's read step runs it (a message read alone, a
     conversation's later turn after the turns before it with a stand-in listener; the states of ``texts`` and
-    ``conversations`` read into ``eval.probe_states``' cache first), and the live read times of ``timing_texts``."""
-    from empathygraph.agents.risk import read_probe
+    ``conversations`` read into ``eval.probe_states``' cache first), and ``probe_timings`` of ``timing_texts``."""
     from empathygraph.eval.probe_states import ProbeStates
 
     probe = toolbox.risk_probe()
@@ -165,18 +167,50 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], con
     states = ProbeStates(backbone, layer=probe.layer)
     states.ensure(texts)
     states.ensure_in_conversation([(turn, c.turns[:i]) for c in conversations for i, turn in enumerate(c.turns)])
-    read_seconds = []
-    for text in timing_texts:
-        backbone.hidden_state(*words_messages("a message of no interest"), probe.layer)  # as in a turn: the system prompt is cached
-        started = time.perf_counter()
-        read_probe(backbone, probe, text)
-        read_seconds.append(time.perf_counter() - started)
-
+    read_seconds, added_seconds = probe_timings(backbone, probe, timing_texts)
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
         reading = ProbeReading(probe.probability(states.in_conversation(text, earlier)), probe.thresholds)
         return toolbox.screen_safety(text, earlier, careful=careful, probe=reading)
 
-    return assess, read_seconds
+    return assess, read_seconds, added_seconds
+
+
+def first_step_messages(text: str) -> list[BaseMessage]:
+    """The first LLM step's prompt for a first turn with no other cues (emotion and cause, label asked)."""
+    from empathygraph.agents.emotion_cause import ANY_EMOTION, QUOTE_FREE, TASK_WITH_LABEL
+    from empathygraph.agents.prompting import build_messages
+    from empathygraph.schemas import Cues
+
+    task = TASK_WITH_LABEL.format(choices=ANY_EMOTION, quote=QUOTE_FREE)
+    return build_messages({"cues": Cues(words=text), "chat": [], "history": []}, task,  # type: ignore[typeddict-item]
+                          history_turns=0)
+
+
+def probe_timings(backbone: Backbone, probe: RiskProbe, texts: Sequence[str]) -> tuple[list[float], list[float]]:
+    """Per text, timed back to back with the system prompt cached as in a turn: the probe's read alone, and
+    what it adds to the turn (the read then the first step's prompt, minus that prompt read without it: the
+    read is the start of the prompt, so the step finds the words in the KV cache)."""
+    from empathygraph.agents.risk import read_probe
+
+    def fresh() -> None:  # as in a turn: the system prompt is cached, nothing of this text is
+        backbone.hidden_state(*words_messages("a message of no interest"), probe.layer)
+
+    def first_step(text: str) -> None:
+        backbone.chat_model.invoke(first_step_messages(text), max_tokens=1)
+
+    reads, added = [], []
+    for text in texts:
+        fresh()
+        started = time.perf_counter()
+        first_step(text)
+        alone = time.perf_counter() - started
+        fresh()
+        started = time.perf_counter()
+        read_probe(backbone, probe, text)
+        reads.append(time.perf_counter() - started)
+        first_step(text)
+        added.append(time.perf_counter() - started - alone)
+    return reads, added
 
 
 def llm_assess(toolbox: ToolBox, backbone: Backbone, screen: Assess, thresholds: RiskThresholds | None) -> tuple[Assess, list[float]]:
@@ -231,11 +265,11 @@ def main() -> None:
         return toolbox.screen_safety(text, earlier, careful=careful)
 
     backbone = make_backbone(Config().backbone) if args.llm or args.probe else None
-    assess, probe_seconds, thresholds = plain, [], toolbox.risk_model().thresholds if toolbox.risk_model() else None
+    assess, probe_seconds, probe_added, thresholds = plain, [], [], toolbox.risk_model().thresholds if toolbox.risk_model() else None
     if args.probe:
         texts = [m.text for m in held_out + exam] + [c.turns[0] for c in conversations]
         texts += [t for group in everyday.values() for t in group]
-        assess, probe_seconds = probe_screen(toolbox, backbone, texts, conversations,
+        assess, probe_seconds, probe_added = probe_screen(toolbox, backbone, texts, conversations,
                                              [m.text for m in held_out[: args.timing_items]])
         thresholds = toolbox.risk_probe().thresholds
     assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
@@ -249,6 +283,7 @@ def main() -> None:
         "llm_reads": len(read_seconds),
         "probe": args.probe,
         "probe_read_ms_median": round(1000 * statistics.median(probe_seconds), 1) if probe_seconds else None,
+        "probe_added_ms_median": round(1000 * statistics.median(probe_added), 1) if probe_added else None,
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),
