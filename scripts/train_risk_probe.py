@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,7 +36,7 @@ from empathygraph.backbones import make_backbone
 from empathygraph.backbones.config import BackboneConfig
 from empathygraph.eval.probe_states import ProbeStates
 from empathygraph.eval.safety_set import everyday_messages, load_conversations, load_messages
-from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel, RiskThresholds
+from empathygraph.tools.risk_classifier import RISK_TOP_PATH, Probabilities, RiskModel, RiskThresholds
 from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
 from empathygraph.tools.text_emotion import SentenceEncoder
 
@@ -76,6 +78,39 @@ def classifier_oow(path: Path) -> dict[str, float]:
     """Each train message's out-of-writer any-risk score of the encoder classifier (mean over seeds)."""
     with np.load(path, allow_pickle=False) as data:
         return {str(i): float(s) for i, s in zip(data["ids"].tolist(), data["scores"], strict=True)}
+
+
+def in_batches(probabilities: Probabilities, size: int = 64) -> Probabilities:
+    """``probabilities`` over texts ``size`` at a time (the encoder keeps every layer's states of a batch)."""
+    def score(texts: list[str]) -> np.ndarray:
+        return np.concatenate([probabilities(texts[k : k + size]) for k in range(0, len(texts), size)])
+    return score
+
+
+def trained_writers(trained_on: str) -> set[str]:
+    """The safety-set writers a shipped model's ``trained_on`` names ("... from writers a, b, d ...")."""
+    found = re.search(r"from writers ((?:[a-z]+, )*[a-z]+)", trained_on)
+    return set(found.group(1).split(", ")) if found else set()
+
+
+def with_new_writers(oow: dict[str, float], messages: list, model: RiskModel) -> dict[str, float]:
+    """``oow`` plus the train messages it lacks, scored by the shipped classifier: out of writer for it too,
+    as it never trained on their writers (writers added after it was trained).
+
+    Raises:
+        SystemExit: a lacking message's writer is one the shipped classifier trained on.
+    """
+    missing = [m for m in messages if m.id not in oow]
+    seen = {m.writer for m in missing} & trained_writers(model.trained_on)
+    if seen:
+        raise SystemExit(f"the out-of-writer file lacks items of writers {sorted(seen)}, which the shipped classifier "
+                         "trained on: run train_risk_classifier.py --folds-only --save-oow again")
+    if not missing:
+        return oow
+    print(f"{len(missing)} items of writers {sorted({m.writer for m in missing})} scored by the shipped classifier "
+          "(never trained on them)", file=sys.stderr)
+    scores = risk_script.message_scores(in_batches(model.probabilities), missing)[:, 0]
+    return {**oow, **{m.id: float(s) for m, s in zip(missing, scores, strict=True)}}
 
 
 def rates(scores: np.ndarray, risk: np.ndarray, threshold: float) -> dict:
@@ -160,7 +195,8 @@ def main() -> None:
         fitted = fit_probe(cache, [m for m in train if m.writer not in group] + ed, *shape)
         held = [m for m in messages if m.writer in group]
         probe_oow.update(zip([m.id for m in held], probe_scores(fitted, cache, [m.text for m in held]), strict=True))
-    encoder_oow = classifier_oow(args.classifier_oow)
+    model = RiskModel(SentenceEncoder())
+    encoder_oow = with_new_writers(classifier_oow(args.classifier_oow), messages, model)
     risk = np.array([m.risk for m in messages])
     encoder = np.array([encoder_oow[m.id] for m in messages])
     averaged = (encoder + np.array([probe_oow[m.id] for m in messages])) / 2
@@ -174,11 +210,10 @@ def main() -> None:
               "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
 
     fitted = fit_probe(cache, train + ed, *shape)
-    model = RiskModel(SentenceEncoder())
     shipped = model.thresholds.threshold
 
     def classifier(texts: list[str]) -> np.ndarray:
-        return risk_script.message_scores(model.probabilities, [risk_script.negative("", t, "", "") for t in texts])[:, 0]
+        return risk_script.message_scores(in_batches(model.probabilities), [risk_script.negative("", t, "", "") for t in texts])[:, 0]
 
     for name, items in checks.items():
         texts, truth = [m.text for m in items], np.array([m.risk for m in items])
