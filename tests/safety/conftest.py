@@ -1,4 +1,4 @@
-"""The risk classifier's training script, loaded as a module for the tests that check its parts."""
+"""The risk classifier's and risk probe's training scripts, loaded as modules for the tests that check their parts."""
 
 from __future__ import annotations
 
@@ -13,6 +13,14 @@ SCRIPT = Path(__file__).parents[2] / "scripts" / "train_risk_classifier.py"
 @pytest.fixture(scope="module")
 def script():
     spec = importlib.util.spec_from_file_location("train_risk_classifier", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.fixture(scope="module")
+def probe_script():
+    spec = importlib.util.spec_from_file_location("train_risk_probe", SCRIPT.with_name("train_risk_probe.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module

@@ -69,3 +69,28 @@ def test_out_of_writer_scores_are_saved_for_the_model_asked_only(script, tmp_pat
     with np.load(path) as saved:
         assert sorted(saved["ids"].tolist()) == sorted(m.id for m in items)
         assert np.allclose(saved["scores"], 0.7)
+
+
+class _Classifier:
+    """A stand-in shipped classifier: trained on writers a and b, scoring every text by its length."""
+
+    trained_on = "safety set train split (10 texts from writers a, b, ed = 5 shared ED train first messages); 1 seed(s)"
+
+    @staticmethod
+    def probabilities(texts: list[str]) -> np.ndarray:
+        return np.array([[len(t) / 100, 0, 0, 0, 0] for t in texts])
+
+
+def test_items_of_writers_the_classifier_never_saw_are_scored_by_it_in_batches(script, probe_script) -> None:
+    assert probe_script.trained_writers(_Classifier.trained_on) >= {"a", "b"}
+    known = script.negative("a-1", "old", "", "a")
+    new = script.negative("q-1", "a new writer's message", "", "q")
+    scores = probe_script.with_new_writers({"a-1": 0.5}, [known, new], _Classifier)
+    assert scores == {"a-1": 0.5, "q-1": pytest.approx(len(new.text) / 100)}
+    batched = probe_script.in_batches(_Classifier.probabilities, size=2)
+    assert batched(["x", "yy", "zzz"])[:, 0].tolist() == pytest.approx([0.01, 0.02, 0.03])
+
+
+def test_a_trained_writers_item_missing_from_the_out_of_writer_file_is_refused(script, probe_script) -> None:
+    with pytest.raises(SystemExit, match="trained on"):
+        probe_script.with_new_writers({}, [script.negative("b-1", "text", "", "b")], _Classifier)
