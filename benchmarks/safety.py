@@ -168,6 +168,7 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], con
     states.ensure(texts)
     states.ensure_in_conversation([(turn, c.turns[:i]) for c in conversations for i, turn in enumerate(c.turns)])
     read_seconds, added_seconds = probe_timings(backbone, probe, timing_texts)
+
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
         reading = ProbeReading(probe.probability(states.in_conversation(text, earlier)), probe.thresholds)
         return toolbox.screen_safety(text, earlier, careful=careful, probe=reading)

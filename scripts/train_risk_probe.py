@@ -35,8 +35,8 @@ import numpy as np
 from empathygraph.backbones import make_backbone
 from empathygraph.backbones.config import BackboneConfig
 from empathygraph.eval.probe_states import ProbeStates
-from empathygraph.eval.safety_set import everyday_messages, load_conversations, load_messages
-from empathygraph.tools.risk_classifier import RISK_TOP_PATH, Probabilities, RiskModel, RiskThresholds
+from empathygraph.eval.safety_set import SafetyMessage, everyday_messages, load_conversations, load_messages
+from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel, RiskThresholds
 from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
 from empathygraph.tools.text_emotion import SentenceEncoder
 
@@ -80,20 +80,13 @@ def classifier_oow(path: Path) -> dict[str, float]:
         return {str(i): float(s) for i, s in zip(data["ids"].tolist(), data["scores"], strict=True)}
 
 
-def in_batches(probabilities: Probabilities, size: int = 64) -> Probabilities:
-    """``probabilities`` over texts ``size`` at a time (the encoder keeps every layer's states of a batch)."""
-    def score(texts: list[str]) -> np.ndarray:
-        return np.concatenate([probabilities(texts[k : k + size]) for k in range(0, len(texts), size)])
-    return score
-
-
 def trained_writers(trained_on: str) -> set[str]:
     """The safety-set writers a shipped model's ``trained_on`` names ("... from writers a, b, d ...")."""
     found = re.search(r"from writers ((?:[a-z]+, )*[a-z]+)", trained_on)
     return set(found.group(1).split(", ")) if found else set()
 
 
-def with_new_writers(oow: dict[str, float], messages: list, model: RiskModel) -> dict[str, float]:
+def with_new_writers(oow: dict[str, float], messages: list[SafetyMessage], model: RiskModel) -> dict[str, float]:
     """``oow`` plus the train messages it lacks, scored by the shipped classifier: out of writer for it too,
     as it never trained on their writers (writers added after it was trained).
 
@@ -109,7 +102,7 @@ def with_new_writers(oow: dict[str, float], messages: list, model: RiskModel) ->
         return oow
     print(f"{len(missing)} items of writers {sorted({m.writer for m in missing})} scored by the shipped classifier "
           "(never trained on them)", file=sys.stderr)
-    scores = risk_script.message_scores(in_batches(model.probabilities), missing)[:, 0]
+    scores = risk_script.message_scores(model.probabilities, missing)[:, 0]
     return {**oow, **{m.id: float(s) for m, s in zip(missing, scores, strict=True)}}
 
 
@@ -213,7 +206,7 @@ def main() -> None:
     shipped = model.thresholds.threshold
 
     def classifier(texts: list[str]) -> np.ndarray:
-        return risk_script.message_scores(in_batches(model.probabilities), [risk_script.negative("", t, "", "") for t in texts])[:, 0]
+        return risk_script.message_scores(model.probabilities, [risk_script.negative("", t, "", "") for t in texts])[:, 0]
 
     for name, items in checks.items():
         texts, truth = [m.text for m in items], np.array([m.risk for m in items])

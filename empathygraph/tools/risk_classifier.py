@@ -27,6 +27,7 @@ CATEGORIES = (RiskCategory.SELF_HARM, RiskCategory.ABUSE, RiskCategory.MEDICAL_E
 LABELS = ["any", *(c.value for c in CATEGORIES)]
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 MIN_SENTENCE_WORDS = 3
+BATCH = 64  # texts per encoder pass when many are scored at once (training scripts, benchmarks)
 
 Probabilities = Callable[[list[str]], np.ndarray]  # texts -> n x (1 + categories)
 
@@ -109,7 +110,12 @@ class RiskModel:
         self.trained_on: str = meta.get("trained_on", "")
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
-        """n x (1 + categories) probabilities, one encoder pass for all of ``texts``."""
+        """n x (1 + categories) probabilities: one encoder pass for a turn's few texts, one per ``BATCH``
+        texts for more (a pass keeps every layer's states of all its texts)."""
+        return np.concatenate([self._batch(texts[k : k + BATCH]) for k in range(0, len(texts), BATCH)] or
+                              [np.zeros((0, len(LABELS)))])
+
+    def _batch(self, texts: list[str]) -> np.ndarray:
         states = self.encoder.states(texts)  # type: ignore[attr-defined]
         hidden = states.hidden[self.tops[0].info.start]
         return np.mean([top.probabilities(hidden, states.mask) for top in self.tops], axis=0)

@@ -10,17 +10,18 @@ import pytest
 SCRIPT = Path(__file__).parents[2] / "scripts" / "train_risk_classifier.py"
 
 
-@pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("train_risk_classifier", SCRIPT)
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+@pytest.fixture(scope="module")
+def script():
+    return _load(SCRIPT)
 
 
 @pytest.fixture(scope="module")
 def probe_script():
-    spec = importlib.util.spec_from_file_location("train_risk_probe", SCRIPT.with_name("train_risk_probe.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return _load(SCRIPT.with_name("train_risk_probe.py"))

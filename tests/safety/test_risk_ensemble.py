@@ -69,6 +69,22 @@ def test_the_model_is_the_mean_of_its_members(script, tmp_path) -> None:
     assert not np.allclose(each[0], each[1], atol=1e-2), "the members differ, so the mean is not any one of them"
 
 
+def test_many_texts_are_scored_a_batch_at_a_time_with_the_same_result(script, tmp_path, monkeypatch) -> None:
+    from empathygraph.tools import risk_classifier
+
+    encoder = TinyEncoder()
+    script.save_ensemble(tmp_path / "risk_top.npz", [trained_like(encoder, 0)], start=2, meta=META)
+    model = RiskModel(encoder, tmp_path / "risk_top.npz")
+    texts = ["one", "a longer text", "three words here", "four", "and a fifth one"]
+    whole = model.probabilities(texts)
+    passes = []
+    monkeypatch.setattr(risk_classifier, "BATCH", 2)
+    monkeypatch.setattr(encoder, "states", lambda batch, states=encoder.states: passes.append(len(batch)) or states(batch))
+    np.testing.assert_allclose(model.probabilities(texts), whole, atol=1e-5)
+    assert passes == [2, 2, 1]
+    assert model.probabilities([]).shape == (0, len(LABELS))
+
+
 def test_a_member_reading_another_layer_is_refused(script, tmp_path) -> None:
     encoder = TinyEncoder()
     script.save_ensemble(tmp_path / "risk_top.npz", [trained_like(encoder, 0), trained_like(encoder, 1)],

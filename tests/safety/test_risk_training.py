@@ -81,14 +81,12 @@ class _Classifier:
         return np.array([[len(t) / 100, 0, 0, 0, 0] for t in texts])
 
 
-def test_items_of_writers_the_classifier_never_saw_are_scored_by_it_in_batches(script, probe_script) -> None:
+def test_items_of_writers_the_classifier_never_saw_are_scored_by_it(script, probe_script) -> None:
     assert probe_script.trained_writers(_Classifier.trained_on) >= {"a", "b"}
     known = script.negative("a-1", "old", "", "a")
     new = script.negative("q-1", "a new writer's message", "", "q")
     scores = probe_script.with_new_writers({"a-1": 0.5}, [known, new], _Classifier)
     assert scores == {"a-1": 0.5, "q-1": pytest.approx(len(new.text) / 100)}
-    batched = probe_script.in_batches(_Classifier.probabilities, size=2)
-    assert batched(["x", "yy", "zzz"])[:, 0].tolist() == pytest.approx([0.01, 0.02, 0.03])
 
 
 def test_a_trained_writers_item_missing_from_the_out_of_writer_file_is_refused(script, probe_script) -> None:
