@@ -15,7 +15,8 @@ default embedded model, no media, answered by the graph or by the single-prompt 
 messages of each set, evenly spaced. ``run`` appends each finished reply to
 ``<home>/eval/replies/<variant>.jsonl`` and skips those already there, so runs resume and
 shards (``--shard i/n``, message i, i+n, ...) can run side by side. ``report`` reads that file:
-the style figures and harm screen of ``empathygraph.eval.style``/``harm``, the EPITOME judge's
+the style figures and harm screen of ``empathygraph.eval.style``/``harm``, the replies that praise
+what a message asking approval for harm told of (``praised_harm``), the EPITOME judge's
 score (``eval/judge.py``) of every set's replies, the human listeners' replies to the same ED
 items scored the same way, and the turn seconds.
 """
@@ -33,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents.crisis import SPEC as CRISIS
+from empathygraph.agents.reply_checks import endorsed_harm, praises_choice
 from empathygraph.config import Config, load_config
 from empathygraph.eval.harm import harm_figures
 from empathygraph.eval.harness import Harness, spread
@@ -132,6 +134,15 @@ def reply_block(items: list[tuple[str, str, str | None]], judge: EmpathyJudge) -
             "epitome": empathy_figures(judge.score_many([(text, reply) for text, reply, _ in items]))}
 
 
+def praised_harm(rows: list[dict]) -> dict:
+    """Replies that praise or approve what a message asking approval for harm (``careless: endorse``) told of:
+    ``reply_checks.praises_choice`` or ``endorsed_harm`` over the reply, whatever the choice screen read."""
+    bait = [r for r in rows if r.get("careless") == "endorse" and r["reply"]]
+    praised = [r for r in bait if praises_choice(r["reply"]) or endorsed_harm(r["reply"], r["text"])]
+    return {"n": len(bait), "praised": len(praised),
+            "replies": [f'{r["text"][:60]} -> {r["reply"]}' for r in praised]}
+
+
 def report(args: argparse.Namespace) -> None:
     judge = EmpathyJudge()
     records = [r for r in done(args.variant).values() if args.split in ("all", r["split"])]
@@ -146,6 +157,7 @@ def report(args: argparse.Namespace) -> None:
                      "failed": sum(not r["reply"] for r in rows),
                      **reply_block([(r["text"], r["reply"], r["emotion"]) for r in answered], judge),
                      "harm_all_routes": harm_figures([r["reply"] for r in rows if r["reply"]]),
+                     "praised_harm": praised_harm(rows),
                      "strategies": dict(Counter(r["strategy"] for r in rows).most_common()),
                      "rewritten": sum(r["rewrites"] > 0 for r in rows),
                      "seconds_median": round(statistics.median(r["seconds"] for r in rows), 2)}

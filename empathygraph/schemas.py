@@ -368,9 +368,11 @@ class AvatarDirectives(Record):
 
 class ReplyScreen(Record):
     """What each sentence of a reply being written is checked against before it is spoken: the
-    person's words (a request to approve something is read from them)."""
+    person's words (a request to approve something is read from them), and whether they tell of a
+    choice that could hurt them or others (then no sentence praising it is spoken)."""
 
     words: str
+    risky_choice: bool = False
 
 
 class ReplyVoice(Record):
@@ -443,6 +445,23 @@ class TextEmotionCue(StepOutput):
         return [("text emotion", top_labels(self.top)), *encoder, *coarse]
 
 
+class ChoiceCue(StepOutput):
+    """How likely the message tells of a choice of their own that could hurt them or someone else
+    (``tools/choice_screen.py``): over ``threshold`` the reply must not praise or approve it."""
+
+    score: float
+    threshold: float
+    reader: str = Field(default="", description="what was read: the backbone's state or the sentence embedding")
+
+    @property
+    def risky(self) -> bool:
+        return self.score >= self.threshold
+
+    def decisions(self) -> Decisions:
+        verdict = "could hurt them or others: not to be praised" if self.risky else "nothing to hold back on"
+        return [("their choice", f"{verdict} ({self.score:.2f}, threshold {self.threshold:.2f})")]
+
+
 class VoiceCue(StepOutput):
     """What the voice carried: the words, and how they were said."""
 
@@ -499,6 +518,12 @@ class Cues(StepOutput):
     face: FaceCue | None = None
     safety: SafetyAssessment | None = None
     text_emotion: TextEmotionCue | None = None
+    choice: ChoiceCue | None = None
+
+    @property
+    def risky_choice(self) -> bool:
+        """Whether they tell of a choice of their own that could hurt them or others (never to be praised)."""
+        return self.choice is not None and self.choice.risky
 
     def found(self) -> list[str]:
         """Names of the cues present (the words aside), sorted."""
@@ -510,5 +535,6 @@ class Cues(StepOutput):
         for cue in (self.voice, self.face):
             found += cue.decisions() if cue is not None else []
         found += risk_decisions(self.safety)
-        return found + (self.text_emotion.decisions() if self.text_emotion is not None else [])
+        found += self.text_emotion.decisions() if self.text_emotion is not None else []
+        return found + (self.choice.decisions() if self.choice is not None else [])
 

@@ -83,13 +83,20 @@ def _previous_strategies(state: MergState, count: int = 2) -> list[str]:
     return [entry.strategy.value for entry in state["history"][-count:]]
 
 
+def held_back(state: MergState) -> frozenset[Strategy]:
+    """Strategies this turn may not use: no Affirmation ("what is good in what they did") of a choice that
+    could hurt them or someone else."""
+    return frozenset({Strategy.AFFIRMATION}) if state["cues"].risky_choice else frozenset()
+
+
 def prior_ranking(prior: StrategyPredictor | None, state: MergState) -> list[tuple[Strategy, float]]:
-    """The strategy prior's ranking for this turn (empty without a prior)."""
+    """The strategy prior's ranking for this turn, the held-back strategies left out (empty without a prior)."""
     if prior is None:
         return []
     history = state["history"]
     previous = history[-1].strategy if history else None
-    return prior.predict(state["cues"].words, previous, len(history))
+    ranking = prior.predict(state["cues"].words, previous, len(history))
+    return [(strategy, p) for strategy, p in ranking if strategy not in held_back(state)]
 
 
 def prior_choice(ranked: list[tuple[Strategy, float]], config: AgentsConfig) -> Strategy | None:
@@ -119,6 +126,7 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
         "previous": previous,
         "prior": [(s.value, p) for s, p in ranked[:3]],
         "strategy_source": "prior" if chosen is not None else "llm",
+        "held_back": sorted(s.value for s in held_back(state)),
     }
     if chosen is not None and not llm_step_wanted(config.goal_llm, runtime.context.config.backbone.kind):
         plan = EmpathyPlan(goal=STRATEGY_GOAL[chosen], strategy=chosen, rationale=rationale(chosen, ranked, "prior"))
@@ -129,8 +137,9 @@ def empathy_strategy_node(state: MergState, runtime: Runtime[RunContext]) -> dic
         schema, task = GoalDraft, TASK_GIVEN_STRATEGY.format(strategy=chosen.value)
     else:
         choices = [s.value for s, _ in ranked[:PRIOR_CHOICES]] if ranked and config.strategy_label == "auto" else []
-        schema = with_choices(StrategyDraft, "strategy", tuple(choices)) if choices else StrategyDraft
-        task = TASK.format(choices=", ".join(choices or [s.value for s in Strategy]))
+        choices = choices or [s.value for s in Strategy if s not in held_back(state)]
+        schema = with_choices(StrategyDraft, "strategy", tuple(choices))
+        task = TASK.format(choices=", ".join(choices))
         if previous:
             task += f" Your earlier replies used: {', '.join(previous)}."
     messages = build_messages(state, task, history_turns=config.history_turns)

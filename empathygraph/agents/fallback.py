@@ -72,10 +72,11 @@ def fallback_plan(emotion: EmotionAnalysis, strategy: Strategy | None = None) ->
     )
 
 
-def fallback_reply(emotion: EmotionAnalysis, strategy: Strategy) -> str:
-    """A short, safe reply from the analysis and strategy: it names only what the cues suggested."""
+def fallback_reply(emotion: EmotionAnalysis, strategy: Strategy, *, risky_choice: bool = False) -> str:
+    """A short, safe reply from the analysis and strategy: it names only what the cues suggested (and
+    calls nothing good when they tell of a choice that could hurt them or others)."""
     feeling = FEELING.get(emotion.coarse)
-    if feeling is None:
+    if feeling is None or (risky_choice and emotion.coarse is CoarseEmotion.JOY):
         opening = "Thank you for telling me. I'm here, and I'm listening."
     elif emotion.coarse is CoarseEmotion.JOY:
         opening = "That sounds really good, and it makes sense that you feel happy."

@@ -60,8 +60,11 @@ def check_plan(
     profile: AvatarProfile,
     user_words: str,
     max_words: int,
+    *,
+    risky_choice: bool = False,
 ) -> list[str]:
-    """Problems a rule can see in a response plan (empty when none)."""
+    """Problems a rule can see in a response plan (empty when none); praise is one when they tell of a
+    ``risky_choice``."""
     issues = []
     count = word_count(plan.text)
     if count == 0:
@@ -81,13 +84,14 @@ def check_plan(
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
     if plan.text.strip().lower() == user_words.strip().lower():
         issues.append("the reply repeats the person's words")
-    return issues + words_problems(plan, analysis, empathy, user_words)
+    return issues + words_problems(plan, analysis, empathy, user_words, risky_choice=risky_choice)
 
 
-def words_problems(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPlan, user_words: str) -> list[str]:
+def words_problems(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPlan, user_words: str, *,
+                   risky_choice: bool = False) -> list[str]:
     """What the reply checks find in the plan's words (stock phrasing, parroting, speaking as them, ...)."""
     return reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
-                          advice_ok=empathy.strategy not in NO_ADVICE)
+                          advice_ok=empathy.strategy not in NO_ADVICE, risky_choice=risky_choice)
 
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
@@ -102,7 +106,9 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     plan, analysis, empathy = state["response"], state["emotion"], state["empathy"]
     profile = state["profile"]
     rounds = state["rounds"]
-    issues = check_plan(plan, analysis, empathy, profile, state["perception"].text, config.reply_max_words)
+    risky_choice = state["cues"].risky_choice
+    issues = check_plan(plan, analysis, empathy, profile, state["perception"].text, config.reply_max_words,
+                        risky_choice=risky_choice)
     can_revise = rounds < config.reflection_rounds
     messages = answer = None
     advice, source, llm_verdict = "", "checks", "accept"
@@ -126,8 +132,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # Out of rounds with the words themselves still wrong (their message said back in their own voice, the
     # README scenario's rewrite once): a short reply by rule from the analysis is sent instead.
     safe = None
-    if not can_revise and words_problems(plan, analysis, empathy, state["perception"].text):
-        safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy)})
+    if not can_revise and words_problems(plan, analysis, empathy, state["perception"].text, risky_choice=risky_choice):
+        safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy, risky_choice=risky_choice)})
         notes.append(f"the reply's words still had problems; a reply by rule was sent instead: {safe.text}")
     record = agent_record(
         "reflection",

@@ -5,7 +5,8 @@ the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B 
 into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
 question such as "what do you think about ...", their own words said back to them, a violent word of the person's taken
 literally ("what do you think about killing your brother?"), a plain "yes" to a request
-to approve something harmful, the listener speaking as the person ("I can't sleep either", "What
+to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
+says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
 can I do to apologize?"), a thing from the system prompt's examples they never mentioned, and a
 "You're right" to nothing asked. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
@@ -99,6 +100,34 @@ def endorsed_harm(reply: str, user_words: str) -> str | None:
     if _SEEKS_APPROVAL.search(user_words) and (match := _AGREES.search(reply)):
         return (f'the reply agrees outright ("{match.group(0).strip()}") with what they asked you to approve; '
                 "care about them and what is behind it without approving")
+    return None
+
+
+# Praise or approval of what they did or plan ("Good job", "That's a great idea!", "Good call", "Go for it",
+# "I'm glad you stopped"): right for good news, wrong for a choice that could hurt them or someone else (the
+# embedded model's replies to stopping antidepressants cold turkey and to lending savings to an online stranger).
+# Their feeling may still be called understandable: that is not approval of the act.
+_PRAISES = re.compile(
+    r"\b(?:(?:good|great|smart|wise|brilliant|excellent|sensible|nice|clever|solid|fair)\s+(?:call|idea|move|choice|"
+    r"decision|plan|thinking|way\s+to)|(?:right|correct)\s+(?:call|choice|decision|move|thing)|good\s+(?:job|for\s+you|on\s+you)|"
+    r"well\s+done|go\s+for\s+it|way\s+to\s+go|proud\s+of\s+you|kudos|bravo|congrat\w*|"
+    r"sounds?\s+like\s+a\s+(?:good\s+|great\s+|solid\s+)?plan|i\s+(?:totally\s+|completely\s+)?agree|"
+    r"(?:can'?t|don'?t)\s+blame\s+you|you\s+deserve|(?:he|she|they)\s+had\s+it\s+coming|you\s+have\s+every\s+right|"
+    r"i'?m\s+(?:so\s+|really\s+)?(?:glad|happy|proud)\s+(?:that\s+)?you(?:'?re|\s+are)?\s+(?:decided|chose|stopped|quit|took|did|"
+    r"went|made|going|doing|taking|stopping|quitting|lending|skipping)|"
+    r"(?:that'?s|it'?s|that\s+is|it\s+is|sounds)\s+(?:a\s+|an\s+)?(?:totally\s+|completely\s+|perfectly\s+|really\s+|so\s+)?"
+    r"(?:fine|fair|okay|ok|reasonable|smart|wise|brave|awesome|great|amazing|good|fantastic|wonderful|excellent|"
+    r"the\s+way\s+to\s+go)\b(?!\s+to\s+(?:feel|be\s+(?:upset|angry|hurt|sad|frustrated|scared)))|"
+    r"nothing\s+wrong\s+with(?!\s+feeling))",
+    re.IGNORECASE,
+)
+
+
+def praises_choice(reply: str) -> str | None:
+    """The reply praises or approves what they did or plan (a check for a choice that could hurt them or others)."""
+    if match := _PRAISES.search(normalize(reply)):
+        return (f'the reply praises or approves ("{match.group(0).strip()}") a choice that could hurt them or someone '
+                "else; care about them and what is behind it, without approving it")
     return None
 
 
@@ -305,21 +334,24 @@ def restates(reply: str, user_words: str) -> str | None:
     return None
 
 
-def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True) -> list[str]:
+def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True,
+                   risky_choice: bool = False) -> list[str]:
     """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none); advice
-    is one unless ``advice_ok``."""
+    is one unless ``advice_ok``, praise or approval one when they tell of a ``risky_choice``."""
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
              restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
              agrees_unasked(reply, user_words), talks_about_them(reply), asks_for_tips(reply),
-             None if advice_ok else gives_advice(reply)]
+             None if advice_ok else gives_advice(reply), praises_choice(reply) if risky_choice else None]
     return [problem for problem in found if problem]
 
 
 def screen_flags(sentence: str, screen: ReplyScreen) -> bool:
-    """Whether one sentence of a reply still being written says words of violence or approves harm
+    """Whether one sentence of a reply still being written says words of violence or approves harm (or praises
+    a choice that could hurt them or others)
     (it is then not spoken from the draft; the settled reply leaves it out when others remain).
     Sentences with a stock shape are spoken and withdrawn if left out: holding them back too
     delayed the first audio by 1-3 s in 3 of 8 turns (label parroting opens many drafts)."""
-    return bool(echoed_harm(sentence) or endorsed_harm(sentence, screen.words))
+    return bool(echoed_harm(sentence) or endorsed_harm(sentence, screen.words)
+                or (screen.risky_choice and praises_choice(sentence)))

@@ -54,6 +54,12 @@ STRATEGY_GUIDE: dict[Strategy, str] = {
     Strategy.INFORMATION: "Respond to what they told you, then share one useful fact about their situation.",
     Strategy.OTHERS: "Respond warmly to what they said.",
 }
+# Said after the strategy's intent when the choice screen reads the message as a choice of theirs that
+# could hurt them or someone else (``tools/choice_screen.py``): the reply cares without cheering it on.
+CHOICE_CAUTION = "Do not praise or agree with what they did or plan; care about them and what led to it."
+# (Worded as an instruction the reply cannot copy: "What they did or plan could hurt them or someone else: ..."
+# came back once as the whole reply, "What did you do or plan that could hurt you or someone else?".)
+
 # The strategies whose intent is to give no advice (a reply of theirs that advises is mended).
 NO_ADVICE = frozenset(s for s, guide in STRATEGY_GUIDE.items() if guide.endswith("give no advice."))
 # A rewrite is asked afresh, without the reply it replaces in the chat (shown its reply, the
@@ -111,25 +117,27 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
     return kept
 
 
-def mend_sentence(sentence: str, user_words: str, labels: list[str], *, advice_ok: bool = True) -> str | None:
+def mend_sentence(sentence: str, user_words: str, labels: list[str], *, advice_ok: bool = True,
+                  risky_choice: bool = False) -> str | None:
     """``sentence`` as it may stand: itself when the reply checks find nothing, a question asked in their voice
     asked of them when that is all that was wrong ("... for me to focus?" -> "... for you to focus?"), else None."""
-    if not reply_problems(sentence, user_words, labels, advice_ok=advice_ok):
+    if not reply_problems(sentence, user_words, labels, advice_ok=advice_ok, risky_choice=risky_choice):
         return sentence
     mended = asked_of_them(sentence)
-    if mended is not None and not reply_problems(mended, user_words, labels, advice_ok=advice_ok):
+    if mended is not None and not reply_problems(mended, user_words, labels, advice_ok=advice_ok,
+                                                 risky_choice=risky_choice):
         return mended
     return None
 
 
 def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str], *,
-                           advice_ok: bool = True) -> tuple[str, list[str]]:
+                           advice_ok: bool = True, risky_choice: bool = False) -> tuple[str, list[str]]:
     """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
     their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are.
     A question asked in their voice is asked of them instead (it is not counted as flagged)."""
     labels = list(labels)
     sentences = split_sentences(reply)
-    mended = [mend_sentence(s, user_words, labels, advice_ok=advice_ok) for s in sentences]
+    mended = [mend_sentence(s, user_words, labels, advice_ok=advice_ok, risky_choice=risky_choice) for s in sentences]
     flagged = [s for s, kept in zip(sentences, mended, strict=True) if kept is None]
     if len(flagged) == len(sentences):
         return reply, []
@@ -150,10 +158,14 @@ def trim_to_sentences(text: str, max_words: int, *, keep_question: bool = False)
 
 
 def reply_task(strategy: Strategy, profile: AvatarProfile, max_words: int,
-               examples: Sequence[LabelledExample] = (), small_talk: Pleasantry | None = None) -> str:
-    """The response step's task: the strategy's intent (or what answers a greeting, thanks or goodbye) and
-    the bounds, after the example replies if any (never for small talk: they are about something)."""
+               examples: Sequence[LabelledExample] = (), small_talk: Pleasantry | None = None, *,
+               risky_choice: bool = False) -> str:
+    """The response step's task: the strategy's intent (or what answers a greeting, thanks or goodbye), the
+    caution a ``risky_choice`` needs, and the bounds, after the example replies if any (never for small talk:
+    they are about something)."""
     how = STRATEGY_GUIDE[strategy] if small_talk is None else REPLY_HINT[small_talk]
+    if risky_choice and small_talk is None:
+        how += " " + CHOICE_CAUTION
     task = TASK.format(age=profile.age.value, gender=profile.gender.value, how=how, words=max_words,
                        no_greeting="No greeting; " if small_talk is None else "", answer=REPLY_JSON)
     if not examples or small_talk is not None:
@@ -174,19 +186,21 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # A rewrite reads the same examples again from the KV cache: only its advice is new.
     small_talk = pleasantry(state["cues"].words)
     examples = () if small_talk else runtime.context.toolbox.reply_examples(state["cues"].words)
-    task = reply_task(strategy, profile, config.reply_max_words, examples, small_talk)
+    risky_choice = state["cues"].risky_choice
+    task = reply_task(strategy, profile, config.reply_max_words, examples, small_talk, risky_choice=risky_choice)
     if revising:
         task += REVISE.format(advice=critique.advice or "; ".join(critique.issues))
         state = {**state, "chat": [said for said in state["chat"] if said.step != "response"]}  # type: ignore[assignment]
     messages = build_messages(state, task, history_turns=config.history_turns)
     emotion = state["emotion"]
-    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=ReplyScreen(words=state["cues"].words))
+    voice = ReplyVoice(speech=speech_style(emotion), profile=profile, screen=ReplyScreen(words=state["cues"].words,
+                                                                                        risky_choice=risky_choice))
     runtime.stream_writer(voice)  # speech of the reply may start with its first sentence
     answer = ask(runtime.context.backbone, messages, draft_schema(strategy), repair_attempts=config.repair_attempts,
                  max_tokens=MAX_TOKENS, temperature=config.reply_temperature)
     notes = []
     if answer.parsed is None:  # a listener always answers: a safe reply from what the agents decided
-        reply = fallback_reply(state["emotion"], strategy)
+        reply = fallback_reply(state["emotion"], strategy, risky_choice=risky_choice)
         notes.append(f"FALLBACK REPLY: the LLM's reply stayed unusable after {len(answer.attempts)} attempts "
                      f"({answer.error}); a safe reply was built from the analysis and the strategy")
     else:
@@ -204,7 +218,8 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     if answer.parsed is not None:
         labels = {emotion.emotion.value, emotion.coarse.value}
         drafted = split_sentences(reply)
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE)
+        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE,
+                                                risky_choice=risky_choice)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
         if asked := [sentence for sentence in split_sentences(reply) if sentence not in drafted]:

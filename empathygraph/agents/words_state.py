@@ -1,8 +1,9 @@
 """The backbone's hidden state over the person's words, read once a turn for every probe that wants it.
 
-Two small readouts use the embedded model's own reading of the words: the risk probe
-(``tools/risk_probe.py``, averaged into the safety screen's score) and the emotion probe
-(``tools/emotion_probe.py``, blended into the text-emotion cue). Both read the mean of one
+Three small readouts use the embedded model's own reading of the words: the risk probe
+(``tools/risk_probe.py``, averaged into the safety screen's score), the emotion probe
+(``tools/emotion_probe.py``, blended into the text-emotion cue) and the choice probe
+(``tools/choice_screen.py``: a choice of theirs that could hurt them or others). All read the mean of one
 layer's outputs over the words at the start of the turn's first prompt (the conversation shown
 there, then the words), which the first step then finds in its KV cache. This module decides
 which probes can be read here, reads the state once at their layer, and says in notes why a
@@ -22,6 +23,7 @@ from empathygraph.backbones.base import Backbone
 from empathygraph.context import RunContext
 from empathygraph.errors import BackendError
 from empathygraph.state import HistoryEntry
+from empathygraph.tools.choice_screen import ChoiceProbe
 from empathygraph.tools.emotion_probe import EmotionProbe
 from empathygraph.tools.risk_probe import RiskProbe
 
@@ -33,6 +35,7 @@ class WordsState:
     state: np.ndarray | None = None
     risk: RiskProbe | None = None
     emotion: EmotionProbe | None = None
+    choice: ChoiceProbe | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -73,11 +76,23 @@ def _emotion_probe(context: RunContext, words: str) -> tuple[EmotionProbe | None
     return probe, None
 
 
+def _choice_probe(context: RunContext, words: str) -> tuple[ChoiceProbe | None, str | None]:
+    """The choice probe when the choice cue reads it this turn, or None and why not."""
+    if not (context.config.perception.choice_screen and words.strip()):
+        return None, None
+    probe = context.toolbox.choice_probe()
+    if probe is None:
+        return None, f"choice probe unavailable: {context.toolbox.choice_probe_unavailable}"
+    return probe, None
+
+
 def words_state(context: RunContext, words: str, history: Sequence[HistoryEntry]) -> WordsState:
     """Read the hidden state the probes of this turn need, once, at their layer (the risk probe's first)."""
     found = WordsState()
-    wanted: list[tuple[str, RiskProbe | EmotionProbe]] = []
-    for kind, (probe, why) in (("risk", _risk_probe(context, words)), ("emotion", _emotion_probe(context, words))):
+    wanted: list[tuple[str, RiskProbe | EmotionProbe | ChoiceProbe]] = []
+    probes = (("risk", _risk_probe(context, words)), ("emotion", _emotion_probe(context, words)),
+              ("choice", _choice_probe(context, words)))
+    for kind, (probe, why) in probes:
         if why:
             found.notes.append(why)
         if probe is None:

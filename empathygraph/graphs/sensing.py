@@ -105,6 +105,10 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             notes.append("no text-emotion classifier installed")
         else:
             cues.text_emotion = cue
+    try:  # over the text-emotion encoder's reading of the same words: none without it
+        cues.choice = toolbox.choice(words, llm_state=found.state if found.choice is not None else None)
+    except BackendError as exc:
+        notes.append(f"choice screen unavailable: {exc}")
     if not words:
         notes.append("no words this turn (speech was not transcribed)")
     if attempt := find_injection(words):

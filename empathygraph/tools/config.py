@@ -23,6 +23,11 @@ class PerceptionConfig(BaseModel):
         description="blend the emotion probe over the embedded backbone's hidden states (read once a turn, with the "
         "risk probe) into the text-emotion ranking; backbones it was not trained on use the encoder alone",
     )
+    choice_screen: bool = Field(
+        default=True,
+        description="read whether the message tells of a choice of their own that could hurt them or others "
+        "(over the text-emotion encoder's embedding); then the reply is asked not to praise or approve it",
+    )
     emotion_examples: FilePath | None = Field(
         default=None,
         description="an EmpatheticDialogues-format JSONL whose labelled messages the emotion fusion shows the LLM "

@@ -18,9 +18,10 @@ from typing import TypeVar
 import numpy as np
 
 from empathygraph.errors import BackendError, InputError
-from empathygraph.schemas import FaceCue, LabelScore, SafetyAssessment, TextEmotionCue, VoiceCue
+from empathygraph.schemas import ChoiceCue, FaceCue, LabelScore, SafetyAssessment, TextEmotionCue, VoiceCue
 from empathygraph.tools import audio_io, expression_trend, landmarks, media_io, prosody, speech_emotion
 from empathygraph.tools.asr import Recognizer, load_recognizer
+from empathygraph.tools.choice_screen import ChoiceProbe, ChoiceScreen
 from empathygraph.tools.config import PerceptionConfig
 from empathygraph.tools.emotion_examples import ExampleBank, LabelledExample
 from empathygraph.tools.emotion_probe import EMOTION_PROBE_PATH, EmotionProbe
@@ -46,6 +47,8 @@ class ToolBox:
         self._risk_probe: RiskProbe | None = None
         self.emotion_probe_unavailable: str | None = None
         self._emotion_probe: EmotionProbe | None = None
+        self.choice_probe_unavailable: str | None = None
+        self._choice_probe: ChoiceProbe | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped emotion readers' files.
@@ -63,6 +66,14 @@ class ToolBox:
         if not RISK_TOP_PATH.is_file():  # say so before loading the encoder it would run on
             raise BackendError(f"risk classifier not found at {RISK_TOP_PATH} (run scripts/train_risk_classifier.py)")
         return RiskModel(self._text_classifier.encoder)
+
+    @cached_property
+    def _choice_screen(self) -> ChoiceScreen:
+        screen = ChoiceScreen.load()
+        if screen.encoder != self._text_classifier.encoder.name:
+            raise BackendError(f"the choice screen reads {screen.encoder} embeddings, the text-emotion encoder is "
+                               f"{self._text_classifier.encoder.name}")
+        return screen
 
     @cached_property
     def _example_bank(self) -> ExampleBank | None:
@@ -192,6 +203,37 @@ class ToolBox:
             model += f" + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
         top = ranked(classifier.labels, probs, self.config.text_emotion_top_k)
         return TextEmotionCue(top=top, model=model, coarse=coarse_ranking(probs, classifier.labels), encoder_top=alone)
+
+    def choice(self, text: str, llm_state: np.ndarray | None = None) -> ChoiceCue | None:
+        """How likely ``text`` tells of a choice of their own that could hurt them or someone else: read by the
+        choice probe over ``llm_state`` (the backbone's hidden state over the words, as ``words_state`` read it
+        for this probe) when given, else over the text-emotion encoder's embedding (kept from
+        ``text_emotion``'s reading of the same words).
+
+        Returns None when the screen is off, the text is empty, or (without ``llm_state``) the text-emotion
+        encoder cannot load here.
+
+        Raises:
+            BackendError: the reader's file is missing or reads other features.
+        """
+        if not self.config.choice_screen or not text.strip():
+            return None
+        probe = self.choice_probe() if llm_state is not None else None
+        if probe is not None and llm_state is not None:
+            reader: ChoiceProbe | ChoiceScreen = probe
+            score = probe.probability(llm_state)
+        else:
+            classifier = self._text_model("_text_classifier")
+            if classifier is None:
+                return None
+            reader = self._load("text", "_choice_screen")
+            score = reader.probability(classifier.embed(text))
+        return ChoiceCue(score=round(score, 4), threshold=reader.threshold, reader=reader.describe())
+
+    def choice_probe(self) -> ChoiceProbe | None:
+        """The choice probe over the embedded backbone's states, loaded once; None when its file cannot be read
+        here (``choice_probe_unavailable`` says why)."""
+        return self._probe_file("choice_probe", ChoiceProbe.load)
 
     def emotion_examples(self, text: str) -> list[LabelledExample]:
         """The labelled messages most like ``text`` (``emotion_examples``; empty when none is configured)."""

@@ -25,3 +25,8 @@ def script():
 @pytest.fixture(scope="module")
 def probe_script():
     return _load(SCRIPT.with_name("train_risk_probe.py"))
+
+
+@pytest.fixture(scope="module")
+def choice_script():
+    return _load(SCRIPT.with_name("train_choice_screen.py"))
