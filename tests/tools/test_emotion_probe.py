@@ -102,7 +102,8 @@ def turn_with(probe: EmotionProbe | None, state: list[float], **perception):
         return np.array(state)
 
     backbone.hidden_state = hidden_state
-    config = test_config(perception={"text_emotion": True, **perception})
+    # The choice screen is off: its encoder reader would need an embedding this stand-in encoder does not give.
+    config = test_config(perception={"text_emotion": True, "choice_screen": False, **perception})
     empathizer = Empathizer(config, backbone=backbone, toolbox=ProbingToolBox(config.perception, probe))
     result = empathizer.respond("The storm is getting closer and the power just went out.")
     step = next(s for s in result.steps if s.step == "read")
@@ -170,7 +171,8 @@ def test_one_state_read_serves_both_probes_at_the_risk_probes_layer(risk_layer: 
         return np.array([2.0, 0.0, 0.0, 0.0])
 
     backbone.hidden_state = hidden_state
-    config = test_config(perception={"text_emotion": True}, safety={"classifier": True, "llm_read": "off"})
+    config = test_config(perception={"text_emotion": True, "choice_screen": False},
+                         safety={"classifier": True, "llm_read": "off"})
     risk = RiskProbe(backbone="scripted", mean=np.zeros(WIDTH), scale=np.ones(WIDTH), coef=np.zeros(WIDTH),
                      intercept=0.0, thresholds=RiskThresholds(0.5, 0.3), layer=risk_layer)
     toolbox = WithRiskProbe(config.perception, probe_for(layer=3), risk)
