@@ -96,7 +96,8 @@ def prior_ranking(prior: StrategyPredictor | None, state: MergState) -> list[tup
     history = state["history"]
     previous = history[-1].strategy if history else None
     ranking = prior.predict(state["cues"].words, previous, len(history))
-    return [(strategy, p) for strategy, p in ranking if strategy not in held_back(state)]
+    excluded = held_back(state)
+    return [(strategy, p) for strategy, p in ranking if strategy not in excluded]
 
 
 def prior_choice(ranked: list[tuple[Strategy, float]], config: AgentsConfig) -> Strategy | None:

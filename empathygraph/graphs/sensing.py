@@ -105,7 +105,7 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             notes.append("no text-emotion classifier installed")
         else:
             cues.text_emotion = cue
-    try:  # over the text-emotion encoder's reading of the same words: none without it
+    try:  # the choice probe over the state read above, else the encoder screen (none without the encoder)
         cues.choice = toolbox.choice(words, llm_state=found.state if found.choice is not None else None)
     except BackendError as exc:
         notes.append(f"choice screen unavailable: {exc}")

@@ -26,7 +26,8 @@ class PerceptionConfig(BaseModel):
     choice_screen: bool = Field(
         default=True,
         description="read whether the message tells of a choice of their own that could hurt them or others "
-        "(over the text-emotion encoder's embedding); then the reply is asked not to praise or approve it",
+        "(the choice probe over the embedded backbone's state the risk probe reads, else over the text-emotion "
+        "encoder's embedding); then the reply is asked not to praise or approve it",
     )
     emotion_examples: FilePath | None = Field(
         default=None,
