@@ -424,6 +424,13 @@ class Critique(StepOutput):
 # --- Perception cues: what the tools hand to the perception agent -----------------------
 
 
+NEGATIVE_COARSE = frozenset({"sadness", "fear", "anger", "disgust"})
+# The text classifier's negative mass at and above which a message reads as bad news (1,465 of ED valid's 2,769
+# first messages; its human listeners greet 24 of those with delight, mostly nostalgia and misreads such as "My
+# daughter killed the GRE!").
+BAD_NEWS_MASS = 0.7
+
+
 class TextEmotionCue(StepOutput):
     """A text classifier's ranking over the 32 ED emotions, and the coarse reading it sums to."""
 
@@ -438,6 +445,10 @@ class TextEmotionCue(StepOutput):
         description="the sentence encoder's own top 3 when the LLM's emotion probe was blended into ``top`` "
         "(empty: ``top`` is the encoder's alone)",
     )
+
+    def negative_mass(self) -> float:
+        """The summed probability of sadness, fear, anger and disgust (0 without a coarse reading)."""
+        return sum(score.score for score in self.coarse if score.label in NEGATIVE_COARSE)
 
     def decisions(self) -> Decisions:
         coarse = [("coarse emotion", top_labels(self.coarse, 2))] if self.coarse else []
@@ -524,6 +535,11 @@ class Cues(StepOutput):
     def risky_choice(self) -> bool:
         """Whether they tell of a choice of their own that could hurt them or others (never to be praised)."""
         return self.choice is not None and self.choice.risky
+
+    @property
+    def bad_news(self) -> bool:
+        """Whether the text classifier reads their words as bad news (never to be greeted with delight)."""
+        return self.text_emotion is not None and self.text_emotion.negative_mass() >= BAD_NEWS_MASS
 
     def found(self) -> list[str]:
         """Names of the cues present (the words aside), sorted."""

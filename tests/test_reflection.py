@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from empathygraph.agents.reflection import check_plan
+from empathygraph.agents.reply_checks import ReplyContext
 from empathygraph.schemas import (
     AvatarDirectives,
     AvatarProfile,
@@ -86,7 +87,7 @@ def _plan(text: str, expression: CoarseEmotion = CoarseEmotion.SADNESS, profile:
 def test_check_plan_finds_what_rules_can_see():
     empathy = EmpathyPlan(goal="g", strategy=Strategy.QUESTION, rationale="r")
     issues = check_plan(_plan("That is sad.", CoarseEmotion.JOY, AvatarProfile(age="elderly")), _analysis(),
-                        empathy, AvatarProfile(), "my dog died", max_words=40)
+                        empathy, AvatarProfile(), ReplyContext("my dog died"), max_words=40)
     text = " | ".join(issues)
     assert "asks nothing" in text
     assert "face shows joy" in text
@@ -95,4 +96,4 @@ def test_check_plan_finds_what_rules_can_see():
 
 def test_check_plan_passes_a_fitting_plan():
     empathy = EmpathyPlan(goal="g", strategy=Strategy.QUESTION, rationale="r")
-    assert check_plan(_plan("How are you holding up?"), _analysis(), empathy, AvatarProfile(), "my dog died", 40) == []
+    assert check_plan(_plan("How are you holding up?"), _analysis(), empathy, AvatarProfile(), ReplyContext("my dog died"), 40) == []

@@ -9,6 +9,7 @@ import pytest
 
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.reply_checks import (
+    ReplyContext,
     agrees_unasked,
     asked_of_them,
     asks_as_them,
@@ -102,7 +103,7 @@ def test_approval_of_harm_is_found():
 
 def test_a_good_reply_has_no_problems():
     assert reply_problems("That's such a hard goodbye. How is the house without him?",
-                          "We had our dog put down yesterday.", ["sad", "sadness"]) == []
+                          ReplyContext("We had our dog put down yesterday.", frozenset({"sad", "sadness"}), bad_news=True)) == []
 
 
 def test_reflection_sends_a_stock_opening_back_with_what_to_fix():
@@ -151,11 +152,12 @@ def test_flagged_sentences_are_left_out_when_others_remain():
 
     said = "My goldfish of eight years died."
     reply, dropped = drop_flagged_sentences(
-        "You're so devastated. Eight years is a long time together. What do you think about it?", said, ["devastated"])
+        "You're so devastated. Eight years is a long time together. What do you think about it?",
+        ReplyContext(said, frozenset({"devastated"})))
     assert reply == "Eight years is a long time together."
     assert dropped == ["You're so devastated.", "What do you think about it?"]
-    assert drop_flagged_sentences("What do you think about it?", said, []) == ("What do you think about it?", [])
-    assert drop_flagged_sentences("Eight years! What was his name?", said, []) == ("Eight years! What was his name?", [])
+    assert drop_flagged_sentences("What do you think about it?", ReplyContext(said)) == ("What do you think about it?", [])
+    assert drop_flagged_sentences("Eight years! What was his name?", ReplyContext(said)) == ("Eight years! What was his name?", [])
 
 
 def test_the_graph_leaves_a_stock_question_out_of_its_reply():
@@ -192,8 +194,8 @@ def test_advice_counts_only_where_the_strategy_gives_none():
     from empathygraph.agents.response import drop_flagged_sentences
 
     reply = "Maybe you could try asking them to split it. Who did the slides?"
-    assert drop_flagged_sentences(reply, "They took credit.", [], advice_ok=False)[0] == "Who did the slides?"
-    assert drop_flagged_sentences(reply, "They took credit.", [])[0] == reply
+    assert drop_flagged_sentences(reply, ReplyContext("They took credit.", advice_ok=False))[0] == "Who did the slides?"
+    assert drop_flagged_sentences(reply, ReplyContext("They took credit."))[0] == reply
 
 
 @pytest.mark.parametrize("reply", [
@@ -231,8 +233,8 @@ def test_a_thing_from_the_system_prompt_examples_they_never_mentioned_is_borrowe
 
 def test_the_new_checks_send_a_whole_reply_back():
     assert any("as if you were them" in p for p in reply_problems(
-        "What's making it so difficult for me to focus?", "My mind goes blank. I can't focus.", []))
-    assert any("never did" in p for p in reply_problems("How is Milo doing?", "hi there", []))
+        "What's making it so difficult for me to focus?", ReplyContext("My mind goes blank. I can't focus.")))
+    assert any("never did" in p for p in reply_problems("How is Milo doing?", ReplyContext("hi there")))
 
 
 def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():
@@ -280,10 +282,10 @@ def test_the_readme_scenarios_draft_keeps_its_question_asked_of_them():
     said = "My chemistry final is tomorrow morning and my mind just goes blank every time I open my notes. I can't sleep."
     draft = ("Your chemistry final is tomorrow morning and your mind just goes blank every time you open your notes. "
              "What's making it so difficult for me to focus and stay calm?")
-    reply, dropped = drop_flagged_sentences(draft, said, [])
+    reply, dropped = drop_flagged_sentences(draft, ReplyContext(said))
     assert reply == "What's making it so difficult for you to focus and stay calm?" and dropped == [draft.split(". ")[0] + "."]
     told_back = "your chemistry final is tomorrow morning and my mind just goes blank every time I open my notes, is it?"
-    assert drop_flagged_sentences(told_back, said, []) == (told_back, [])  # asked of them it still says their words
+    assert drop_flagged_sentences(told_back, ReplyContext(said)) == (told_back, [])  # asked of them it still says their words
 
 
 def test_a_question_that_asks_them_for_tips_is_refused():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from empathygraph.agents.fallback import fallback_reply
-from empathygraph.agents.reply_checks import praises_choice, reply_problems, screen_flags
+from empathygraph.agents.reply_checks import ReplyContext, praises_choice, reply_problems, screen_flags
 from empathygraph.agents.response import CHOICE_CAUTION, reply_task
 from empathygraph.errors import BackendError
 from empathygraph.schemas import (
@@ -54,8 +54,8 @@ def test_care_without_approval_passes(reply: str) -> None:
 
 def test_praise_is_a_problem_only_for_a_risky_choice() -> None:
     words = "I ran my first half marathon this morning!"
-    assert reply_problems("Well done, that's huge!", words, []) == []
-    found = reply_problems("Well done, that's huge!", words, [], risky_choice=True)
+    assert reply_problems("Well done, that's huge!", ReplyContext(words)) == []
+    found = reply_problems("Well done, that's huge!", ReplyContext(words, risky_choice=True))
     assert any("praises or approves" in problem for problem in found)
 
 

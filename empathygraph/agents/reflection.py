@@ -21,7 +21,7 @@ from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
-from empathygraph.agents.reply_checks import reply_problems
+from empathygraph.agents.reply_checks import ReplyContext, reply_context, reply_problems
 from empathygraph.agents.response import NO_ADVICE, word_count
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
@@ -53,18 +53,9 @@ class ReflectionDraft(BaseModel):
     advice: str | None = Field(default=None, max_length=300)
 
 
-def check_plan(
-    plan: ResponsePlan,
-    analysis: EmotionAnalysis,
-    empathy: EmpathyPlan,
-    profile: AvatarProfile,
-    user_words: str,
-    max_words: int,
-    *,
-    risky_choice: bool = False,
-) -> list[str]:
-    """Problems a rule can see in a response plan (empty when none); praise is one when they tell of a
-    ``risky_choice``."""
+def check_plan(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPlan, profile: AvatarProfile,
+               context: ReplyContext, max_words: int) -> list[str]:
+    """Problems a rule can see in a response plan to their words in ``context`` (empty when none)."""
     issues = []
     count = word_count(plan.text)
     if count == 0:
@@ -82,16 +73,14 @@ def check_plan(
         issues.append("the avatar profile differs from the session's")
     if match := HARMFUL.search(plan.text):
         issues.append(f'the reply is dismissive or harmful ("{match.group(0)}")')
-    if plan.text.strip().lower() == user_words.strip().lower():
+    if plan.text.strip().lower() == context.words.strip().lower():
         issues.append("the reply repeats the person's words")
-    return issues + words_problems(plan, analysis, empathy, user_words, risky_choice=risky_choice)
+    return issues + reply_problems(plan.text, context)
 
 
-def words_problems(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPlan, user_words: str, *,
-                   risky_choice: bool = False) -> list[str]:
-    """What the reply checks find in the plan's words (stock phrasing, parroting, speaking as them, ...)."""
-    return reply_problems(plan.text, user_words, {analysis.emotion.value, analysis.coarse.value},
-                          advice_ok=empathy.strategy not in NO_ADVICE, risky_choice=risky_choice)
+def turn_context(state: MergState) -> ReplyContext:
+    """The context the turn's reply is checked in."""
+    return reply_context(state["cues"], state["emotion"], state["empathy"].strategy not in NO_ADVICE)
 
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:
@@ -106,9 +95,8 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     plan, analysis, empathy = state["response"], state["emotion"], state["empathy"]
     profile = state["profile"]
     rounds = state["rounds"]
-    risky_choice = state["cues"].risky_choice
-    issues = check_plan(plan, analysis, empathy, profile, state["perception"].text, config.reply_max_words,
-                        risky_choice=risky_choice)
+    context = turn_context(state)
+    issues = check_plan(plan, analysis, empathy, profile, context, config.reply_max_words)
     can_revise = rounds < config.reflection_rounds
     messages = answer = None
     advice, source, llm_verdict = "", "checks", "accept"
@@ -132,8 +120,9 @@ def reflection_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # Out of rounds with the words themselves still wrong (their message said back in their own voice, the
     # README scenario's rewrite once): a short reply by rule from the analysis is sent instead.
     safe = None
-    if not can_revise and words_problems(plan, analysis, empathy, state["perception"].text, risky_choice=risky_choice):
-        safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy, risky_choice=risky_choice)})
+    if not can_revise and reply_problems(plan.text, context):
+        safe = plan.model_copy(update={"text": fallback_reply(analysis, empathy.strategy,
+                                                              risky_choice=context.risky_choice)})
         notes.append(f"the reply's words still had problems; a reply by rule was sent instead: {safe.text}")
     record = agent_record(
         "reflection",

@@ -7,8 +7,8 @@ question such as "what do you think about ...", their own words said back to the
 literally ("what do you think about killing your brother?"), a plain "yes" to a request
 to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
 says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
-can I do to apologize?"), a thing from the system prompt's examples they never mentioned, and a
-"You're right" to nothing asked. A reply that passes them is not shown to be good. The stock phrasings are
+can I do to apologize?"), a thing from the system prompt's examples they never mentioned, a
+"You're right" to nothing asked, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -29,7 +30,7 @@ from empathygraph.phrasing import (
     understanding_opening,
     words,
 )
-from empathygraph.schemas import ReplyScreen
+from empathygraph.schemas import Cues, EmotionAnalysis, ReplyScreen
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
 _HARM_WORDS = re.compile(
@@ -128,6 +129,26 @@ def praises_choice(reply: str) -> str | None:
     if match := _PRAISES.search(normalize(reply)):
         return (f'the reply praises or approves ("{match.group(0).strip()}") a choice that could hurt them or someone '
                 "else; care about them and what is behind it, without approving it")
+    return None
+
+
+# Delight at what they told you ("That's good news!", "You're so lucky to have this new car.", "Oh, that's so
+# sweet!"): the embedded model's answers to a scratched car, kids' marker on a fresh wall and coming out to a mother
+# who left the room. Right for good news, wrong when the words read as bad news. "Funny" is left out: a mishap told
+# as a joke reads as bad news to the classifier and laughing along can be right.
+_CHEERS = re.compile(
+    r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
+    r"fantastic|exciting|sweet|cute|lovely|exciting\s+news)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
+    r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
+    r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|"
+    r"you\s+(?:sound|look|seem)\s+(?:so\s+|really\s+)?(?:happy|excited|thrilled|relieved|delighted|proud))",
+    re.IGNORECASE,
+)
+def cheers_bad_news(reply: str, bad_news: bool) -> str | None:
+    """The reply greets what reads as bad news with delight ("That's good news!" to a rabbit with weeks to live)."""
+    if bad_news and (match := _CHEERS.search(normalize(reply))):
+        return (f'the reply sounds delighted ("{match.group(0).strip()}") at what reads as bad news for them; '
+                "answer how hard it is")
     return None
 
 
@@ -334,16 +355,36 @@ def restates(reply: str, user_words: str) -> str | None:
     return None
 
 
-def reply_problems(reply: str, user_words: str, labels: Iterable[str], *, advice_ok: bool = True,
-                   risky_choice: bool = False) -> list[str]:
-    """Every problem the checks above find in ``reply`` to ``user_words`` (empty when none); advice
-    is one unless ``advice_ok``, praise or approval one when they tell of a ``risky_choice``."""
+@dataclass(frozen=True)
+class ReplyContext:
+    """What a reply is checked against: their words, the feeling labels the analysis read (never to be told
+    back as theirs), and what the turn decided: whether advice fits the strategy, whether they tell of a
+    choice that could hurt them or others (then praise is a problem), whether their words read as bad news
+    (then delight is one)."""
+
+    words: str
+    labels: frozenset[str] = frozenset()
+    advice_ok: bool = True
+    risky_choice: bool = False
+    bad_news: bool = False
+
+
+def reply_context(cues: Cues, analysis: EmotionAnalysis, advice_ok: bool) -> ReplyContext:
+    """The context a turn's reply is checked in, from its cues and emotion analysis."""
+    return ReplyContext(words=cues.words, labels=frozenset({analysis.emotion.value, analysis.coarse.value}),
+                        advice_ok=advice_ok, risky_choice=cues.risky_choice, bad_news=cues.bad_news)
+
+
+def reply_problems(reply: str, context: ReplyContext) -> list[str]:
+    """Every problem the checks above find in ``reply`` in ``context`` (empty when none)."""
+    words, labels = context.words, context.labels
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
-             echoed_harm(reply), endorsed_harm(reply, user_words), speaks_as_them(reply, user_words),
-             restates(reply, user_words), asks_as_them(reply), borrows_example(reply, user_words),
-             agrees_unasked(reply, user_words), talks_about_them(reply), asks_for_tips(reply),
-             None if advice_ok else gives_advice(reply), praises_choice(reply) if risky_choice else None]
+             echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
+             restates(reply, words), asks_as_them(reply), borrows_example(reply, words),
+             agrees_unasked(reply, words), talks_about_them(reply), asks_for_tips(reply),
+             None if context.advice_ok else gives_advice(reply),
+             praises_choice(reply) if context.risky_choice else None, cheers_bad_news(reply, context.bad_news)]
     return [problem for problem in found if problem]
 
 

@@ -8,7 +8,7 @@ short and the face, voice and words consistent by construction.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
-from empathygraph.agents.reply_checks import asked_of_them, reply_problems
+from empathygraph.agents.reply_checks import ReplyContext, asked_of_them, reply_context, reply_problems
 from empathygraph.agents.small_talk import REPLY_HINT, Pleasantry, pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
@@ -117,27 +117,23 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
     return kept
 
 
-def mend_sentence(sentence: str, user_words: str, labels: list[str], *, advice_ok: bool = True,
-                  risky_choice: bool = False) -> str | None:
+def mend_sentence(sentence: str, context: ReplyContext) -> str | None:
     """``sentence`` as it may stand: itself when the reply checks find nothing, a question asked in their voice
     asked of them when that is all that was wrong ("... for me to focus?" -> "... for you to focus?"), else None."""
-    if not reply_problems(sentence, user_words, labels, advice_ok=advice_ok, risky_choice=risky_choice):
+    if not reply_problems(sentence, context):
         return sentence
     mended = asked_of_them(sentence)
-    if mended is not None and not reply_problems(mended, user_words, labels, advice_ok=advice_ok,
-                                                 risky_choice=risky_choice):
+    if mended is not None and not reply_problems(mended, context):
         return mended
     return None
 
 
-def drop_flagged_sentences(reply: str, user_words: str, labels: Iterable[str], *,
-                           advice_ok: bool = True, risky_choice: bool = False) -> tuple[str, list[str]]:
+def drop_flagged_sentences(reply: str, context: ReplyContext) -> tuple[str, list[str]]:
     """``reply`` without the sentences the reply checks flag (a stock opening or question, a label told as
     their feeling, a violent word handed back, ...), and those sentences; unchanged when all or none are.
     A question asked in their voice is asked of them instead (it is not counted as flagged)."""
-    labels = list(labels)
     sentences = split_sentences(reply)
-    mended = [mend_sentence(s, user_words, labels, advice_ok=advice_ok, risky_choice=risky_choice) for s in sentences]
+    mended = [mend_sentence(s, context) for s in sentences]
     flagged = [s for s, kept in zip(sentences, mended, strict=True) if kept is None]
     if len(flagged) == len(sentences):
         return reply, []
@@ -216,10 +212,8 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # A sentence of the LLM's in a stock shape is left out rather than sent back: a rewrite costs a
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
-        labels = {emotion.emotion.value, emotion.coarse.value}
         drafted = split_sentences(reply)
-        reply, dropped = drop_flagged_sentences(reply, state["cues"].words, labels, advice_ok=strategy not in NO_ADVICE,
-                                                risky_choice=risky_choice)
+        reply, dropped = drop_flagged_sentences(reply, reply_context(state["cues"], emotion, strategy not in NO_ADVICE))
         if dropped:
             notes.append("left out: " + " ".join(dropped))
         if asked := [sentence for sentence in split_sentences(reply) if sentence not in drafted]:
