@@ -162,6 +162,8 @@ def main() -> None:
     parser.add_argument("--plain-only", action="store_true",
                         help="only compute the plain levels out of writer and record them in the shipped probe's and "
                              "classifier's files (which predate them); nothing is retrained")
+    parser.add_argument("--folds", type=int, default=4,
+                        help="writer groups for the probe's out-of-writer scores (as the classifier's --folds)")
     parser.add_argument("--classifier-oow", type=Path, help="the encoder classifier's out-of-writer scores (.npz: ids, scores)")
     parser.add_argument("--states-only", action="store_true", help="only read the states into the cache")
     parser.add_argument("--out", type=Path, default=None)
@@ -184,7 +186,7 @@ def main() -> None:
     writers = sorted({m.writer for m in train})
     shape = (args.c, args.risk_weight, args.hidden, args.seeds, args.alpha)
     probe_oow: dict[str, float] = {}
-    for group in risk_script.writer_folds(writers, 2):
+    for group in risk_script.writer_folds(writers, args.folds):
         fitted = fit_probe(cache, [m for m in train if m.writer not in group] + ed, *shape)
         held = [m for m in messages if m.writer in group]
         probe_oow.update(zip([m.id for m in held], probe_scores(fitted, cache, [m.text for m in held]), strict=True))
@@ -222,7 +224,7 @@ def main() -> None:
                else f"logistic regression, C={args.c}")
     readout += " over " + (f"layer {cache.layer}'s outputs" if cache.layer is not None else "the final states")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
-                  f"first messages; {readout}; thresholds from out-of-writer scores (2 writer folds) of the mean "
+                  f"first messages; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the mean "
                   f"with the encoder classifier ({args.classifier_oow.name})")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))
