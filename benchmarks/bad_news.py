@@ -1,6 +1,8 @@
 """How often replies greet bad news with delight: the text classifier's bad-news reading (``Cues.bad_news``)
 and the ``cheers_bad_news`` check, over ED valid's first messages with their human listeners' replies, and
-over stored graph replies (``replies.py run`` files). Prints one JSON object.
+over stored graph replies (``replies.py run`` files). Prints one JSON object. The reading here is the sentence
+encoder's alone; a turn on the embedded default blends the emotion probe into it first, so a turn's reading
+can differ.
 
     .venv/bin/python benchmarks/bad_news.py [--replies ~/.cache/empathygraph/eval/replies/V.jsonl ...]
 """

@@ -21,8 +21,8 @@ from empathygraph.agents.config import AgentsConfig, llm_step_wanted
 from empathygraph.agents.expression import listener_expression
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.prompting import build_messages, exchange
-from empathygraph.agents.reply_checks import ReplyContext, reply_context, reply_problems
-from empathygraph.agents.response import NO_ADVICE, word_count
+from empathygraph.agents.reply_checks import ReplyContext, reply_problems
+from empathygraph.agents.response import turn_context, word_count
 from empathygraph.agents.spec import AgentSpec, Route
 from empathygraph.agents.steps import agent_record
 from empathygraph.agents.structured import ask
@@ -76,11 +76,6 @@ def check_plan(plan: ResponsePlan, analysis: EmotionAnalysis, empathy: EmpathyPl
     if plan.text.strip().lower() == context.words.strip().lower():
         issues.append("the reply repeats the person's words")
     return issues + reply_problems(plan.text, context)
-
-
-def turn_context(state: MergState) -> ReplyContext:
-    """The context the turn's reply is checked in."""
-    return reply_context(state["cues"], state["emotion"], state["empathy"].strategy not in NO_ADVICE)
 
 
 def wants_llm_critic(config: AgentsConfig, backbone_kind: str) -> bool:

@@ -138,12 +138,14 @@ def praises_choice(reply: str) -> str | None:
 # as a joke reads as bad news to the classifier and laughing along can be right.
 _CHEERS = re.compile(
     r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
-    r"fantastic|exciting|sweet|cute|lovely|exciting\s+news)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
+    r"fantastic|exciting|sweet|cute|lovely)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
     r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
     r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|"
     r"you\s+(?:sound|look|seem)\s+(?:so\s+|really\s+)?(?:happy|excited|thrilled|relieved|delighted|proud))",
     re.IGNORECASE,
 )
+
+
 def cheers_bad_news(reply: str, bad_news: bool) -> str | None:
     """The reply greets what reads as bad news with delight ("That's good news!" to a rabbit with weeks to live)."""
     if bad_news and (match := _CHEERS.search(normalize(reply))):

@@ -117,6 +117,11 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
     return kept
 
 
+def turn_context(state: MergState) -> ReplyContext:
+    """The context the turn's reply is checked in: its cues, emotion analysis and strategy."""
+    return reply_context(state["cues"], state["emotion"], state["empathy"].strategy not in NO_ADVICE)
+
+
 def mend_sentence(sentence: str, context: ReplyContext) -> str | None:
     """``sentence`` as it may stand: itself when the reply checks find nothing, a question asked in their voice
     asked of them when that is all that was wrong ("... for me to focus?" -> "... for you to focus?"), else None."""
@@ -213,7 +218,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
     if answer.parsed is not None:
         drafted = split_sentences(reply)
-        reply, dropped = drop_flagged_sentences(reply, reply_context(state["cues"], emotion, strategy not in NO_ADVICE))
+        reply, dropped = drop_flagged_sentences(reply, turn_context(state))
         if dropped:
             notes.append("left out: " + " ".join(dropped))
         if asked := [sentence for sentence in split_sentences(reply) if sentence not in drafted]:
