@@ -16,6 +16,11 @@ validation (never trained on; the model's ED negatives come from ED train) and t
 benchmark's everyday set. With ``--llm`` the LLM's yes/no reading
 is added where the run's config asks for it, and ``llm_read_ms_median`` is the time of one
 read after a cached prompt of the size a turn has (the read shares the turn's prompt).
+With ``--probe``: ``probe_added_ms_median`` is what reading the LLM's state over the words adds
+to the first step; ``probe_read_also_serves`` names the other probes a default turn reads from
+that same state (so it is read whether or not the screen runs), ``probe_head_ms_median`` is the
+probe's own share, and ``safety_added_ms_median`` is what the screen adds to a default turn:
+the classifier and patterns, plus the probe's head where the read is shared, else its read.
 
     python benchmarks/safety.py            # classifier + patterns
     python benchmarks/safety.py --llm      # + the embedded LLM's reading (slow: loads the 1.5B model)
@@ -214,6 +219,28 @@ def probe_timings(backbone: Backbone, probe: RiskProbe, texts: Sequence[str]) ->
     return reads, added
 
 
+def probe_share(toolbox: ToolBox, screen_added_ms: float, probe_added: Sequence[float]) -> dict:
+    """What the risk probe adds to a default turn: its head alone when another probe the default config reads
+    (emotion, choice) needs the same layer's state, else the state's read too."""
+    import numpy as np
+
+    config, probe = Config(), toolbox.risk_probe()
+    others = {"emotion probe": toolbox.emotion_probe() if config.perception.emotion_probe else None,
+              "choice probe": toolbox.choice_probe() if config.perception.choice_screen else None}
+    serves = sorted(name for name, other in others.items()
+                    if other is not None and other.backbone == probe.backbone and other.layer == probe.layer)
+    state = np.random.default_rng(0).standard_normal(probe.mean.shape)
+    heads = []
+    for _ in range(200):
+        started = time.perf_counter()
+        probe.probability(state)
+        heads.append(time.perf_counter() - started)
+    head_ms = 1000 * statistics.median(heads)
+    own = head_ms if serves else 1000 * statistics.median(probe_added)
+    return {"probe_read_also_serves": serves, "probe_head_ms_median": round(head_ms, 3),
+            "safety_added_ms_median": round(screen_added_ms + own, 1)}
+
+
 def llm_assess(toolbox: ToolBox, backbone: Backbone, screen: Assess, thresholds: RiskThresholds | None) -> tuple[Assess, list[float]]:
     """``screen`` with the embedded LLM's yes/no reading added as the graph adds it, and its read times."""
     from empathygraph.agents.risk import add_llm_reading, reading_messages, should_read
@@ -275,16 +302,18 @@ def main() -> None:
         thresholds = toolbox.risk_probe().thresholds
     assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
     assess = remembered(assess)
+    screen_timing = timings(toolbox, held_out[: args.timing_items])
     result = {
         "split": "held_out",
         **score_messages(assess, held_out),
-        **timings(toolbox, held_out[: args.timing_items]),
+        **screen_timing,
         "llm_read": args.llm,
         "llm_read_ms_median": round(1000 * statistics.median(read_seconds), 1) if read_seconds else None,
         "llm_reads": len(read_seconds),
         "probe": args.probe,
         "probe_read_ms_median": round(1000 * statistics.median(probe_seconds), 1) if probe_seconds else None,
         "probe_added_ms_median": round(1000 * statistics.median(probe_added), 1) if probe_added else None,
+        **(probe_share(toolbox, screen_timing["added_ms_median"], probe_added) if args.probe else {}),
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
         "conversations": score_conversations(assess, conversations),

@@ -18,7 +18,8 @@ writers are dealt into ``--folds`` groups (four by default: each fold top trains
 writers, the shipped one on all, so these thresholds lean cautious; with two, on half, they leaned further:
 0.0381 against 0.0648 on writers a-s, 1.0 recall at 0.53 false alarms on held-out); for each group a top is trained on the other
 writers and scores that group's train items (the run-time scoring: the highest probability
-over the message and its sentences). On the pooled out-of-writer scores ``threshold`` keeps
+over the message and, for a long one, its sentences; the shipped thresholds were set when every
+multi-sentence message's sentences were scored). On the pooled out-of-writer scores ``threshold`` keeps
 ``--recall`` of the disclosures and ``gray`` (the LLM's second-opinion band, and the careful
 session's threshold) keeps ``--gray-recall``; the shipped top is then trained on all of the
 train split. (A share of the same writers' items promised 0.986 recall where the held-out
@@ -57,6 +58,7 @@ from empathygraph.paths import default_home
 from empathygraph.tools import safety
 from empathygraph.tools.encoder_top import TopFile, TunedTop, save_top
 from empathygraph.tools.risk_classifier import CATEGORIES, LABELS, sentences
+from empathygraph.tools.risk_classifier import pieces as read_pieces
 from empathygraph.tools.text_emotion import DEFAULT_ENCODER, SentenceEncoder
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -185,8 +187,9 @@ def probabilities(top: TunedTop, cache: StateCache, texts: list[str]) -> np.ndar
 
 
 def message_scores(score_texts, items: list[SafetyMessage]) -> np.ndarray:
-    """Per message, the highest probabilities over the message and its sentences (as at run time)."""
-    pieces = [[m.text, *sentences(m.text)] for m in items]
+    """Per message, the highest probabilities over what the screen reads of it (``pieces``: the message, and the
+    sentences of a long one)."""
+    pieces = [read_pieces(m.text) for m in items]
     flat = [t for p in pieces for t in p]
     probs = score_texts(flat)
     out, k = [], 0
@@ -388,7 +391,7 @@ def main() -> None:
     cache = StateCache(encoder, args.start)
     scored = train_split + [m for items in checks.values() for m in items]
     cache.ensure([m.text for m in items_of(set())]
-                 + [t for m in scored for t in [m.text, *sentences(m.text)]])
+                 + [t for m in scored for t in read_pieces(m.text)])
     fitted: list[list[TunedTop]] = []
 
     def fit_top(left_out: set[str]) -> ScoreTexts:

@@ -1,7 +1,8 @@
 """Risk assessment: combine the signals recall-first, each kept with its score for the trace.
 
-Signals: the phrase patterns (``tools/safety.py``), the trained classifier over the
-message and its sentences (``tools/risk_classifier.py``), the same classifier over the
+Signals: the phrase patterns (``tools/safety.py``; not fired where the classifier reads the
+message as harmless), the trained classifier over the message and, when it is long, its
+sentences (``tools/risk_classifier.py``), the same classifier over the
 last few turns read together (risk said across several messages), and, added by the
 risk agent, the LLM's reading and the session's earlier disclosures. Any signal that
 fires routes the turn to the crisis protocol: a false alarm costs one careful reply, a
@@ -20,19 +21,30 @@ from empathygraph.tools.risk_classifier import (
     Probabilities,
     RiskScores,
     RiskThresholds,
+    pieces,
     scores_of,
-    sentences,
 )
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
+# A phrase routes to the protocol unless the encoder classifier scores the message under this: then it reads
+# as harmless where the phrase is said (an essay on a double suicide, "kms this lecture is 3 hours long"). On the
+# train split's out-of-writer scores (four writer folds) the lowest of the 235 disclosures a phrase matched scored
+# 0.031, and 23 of the 79 harmless messages a phrase matched scored under 0.02. (The gray band, tried as the floor
+# on 2026-12-02 with two-fold scores, lost disclosures only a phrase caught.)
+PATTERN_FLOOR = 0.02
 
-def pattern_signal(hits: Sequence[PatternHit], plain: bool = True) -> RiskSignal:
-    """The patterns fire on any phrase; the detail names each phrase and how risk was said (``plain``: whether
-    the danger reads as plainly said, see ``RiskSignal.plain``)."""
+
+def pattern_signal(hits: Sequence[PatternHit], plain: bool = True, classifier_score: float | None = None) -> RiskSignal:
+    """The patterns fire on any phrase, unless the classifier's own score (``classifier_score``, before any
+    averaging; None without a classifier) is under ``PATTERN_FLOOR``. The detail names each phrase and how
+    risk was said (``plain``: whether the danger reads as plainly said, see ``RiskSignal.plain``)."""
     categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
     detail = "; ".join(f'"{h.phrase}" ({h.category.value}: {h.kind})' for h in hits)
-    return RiskSignal(source="patterns", score=1.0 if hits else 0.0, threshold=1.0, fired=bool(hits),
-                      categories=categories, detail=detail, plain=plain)
+    heard_as_harmless = bool(hits) and classifier_score is not None and classifier_score < PATTERN_FLOOR
+    if heard_as_harmless:
+        detail += f"; not fired: the classifier scores the message {classifier_score:.3f}, under {PATTERN_FLOOR}"
+    return RiskSignal(source="patterns", score=1.0 if hits else 0.0, threshold=1.0,
+                      fired=bool(hits) and not heard_as_harmless, categories=categories, detail=detail, plain=plain)
 
 
 def classifier_signal(scores: RiskScores, thresholds: RiskThresholds, source: RiskSource = "classifier",
@@ -128,23 +140,28 @@ class RiskScreen:
                 probe's, at the probe's thresholds (calibrated on that mean).
         """
         hits = safety.find(words)
-        signals, plain = [], True
+        signals, plain, own_score = [], True, None
         if self.probabilities is not None and words.strip():
-            pieces = [words, *sentences(words)]
+            read = pieces(words)
             together = " ".join([*earlier, words]) if earlier else None
-            probs = self.probabilities(pieces + ([together] if together else []))
+            probs = self.probabilities(read + ([together] if together else []))
             if probe is not None:
                 signals.append(probe_signal(probe))
-            message = self._classifier(scores_of(pieces, probs[: len(pieces)]), probe, careful)
+            scores = scores_of(read, probs[: len(read)])
+            own_score = scores.any_risk
+            message = self._classifier(scores, probe, careful)
             signals.append(message)
             # A phrase reads as plainly said only where the classifier also finds danger: of the train split's
             # messages a phrase matched, it scored below its threshold (out of writer) for 41 of 52 harmless
             # ones (a school project on suicide, "i'm going to kill my brother") and 5 of 127 disclosures.
             plain = not hits or message.score >= self._thresholds(probe).threshold
             if together:
-                signals.append(self._classifier(scores_of([together], probs[len(pieces):]), probe, careful,
+                signals.append(self._classifier(scores_of([together], probs[len(read):]), probe, careful,
                                                 source="context"))
-        return combine([pattern_signal(hits, plain=plain), *signals], matched=[h.phrase for h in hits], careful=careful)
+        # In a session that disclosed risk before, a phrase fires whatever the classifier says.
+        gate = None if careful else own_score
+        return combine([pattern_signal(hits, plain=plain, classifier_score=gate), *signals],
+                       matched=[h.phrase for h in hits], careful=careful)
 
     def _thresholds(self, probe: ProbeReading | None) -> RiskThresholds:
         """The classifier's thresholds, or the probe's for the score averaged with it."""

@@ -27,6 +27,10 @@ CATEGORIES = (RiskCategory.SELF_HARM, RiskCategory.ABUSE, RiskCategory.MEDICAL_E
 LABELS = ["any", *(c.value for c in CATEGORIES)]
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 MIN_SENTENCE_WORDS = 3
+# A message this long is also scored sentence by sentence. In shorter ones a clause is most of the message, and
+# scoring their sentences too only added false alarms: on the held-out split, with the probe, 18 of 570 harmless
+# messages (all under 62 words, most under 30) against one disclosure kept (54 words).
+LONG_MESSAGE_WORDS = 30
 BATCH = 64  # texts per encoder pass when many are scored at once (training scripts, benchmarks)
 
 Probabilities = Callable[[list[str]], np.ndarray]  # texts -> n x (1 + categories)
@@ -36,6 +40,11 @@ def sentences(text: str, max_sentences: int = 8) -> list[str]:
     """The sentences of ``text`` worth scoring on their own (none when it is one sentence)."""
     parts = [p.strip() for p in _SENTENCE_END.split(text) if len(p.split()) >= MIN_SENTENCE_WORDS]
     return parts[:max_sentences] if len(parts) > 1 else []
+
+
+def pieces(text: str) -> list[str]:
+    """What the classifier scores for one message: the whole text, then its sentences when it is long."""
+    return [text, *sentences(text)] if len(text.split()) >= LONG_MESSAGE_WORDS else [text]
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,27 @@ import pytest
 
 from empathygraph.schemas import RiskCategory
 from empathygraph.tools import safety
-from empathygraph.tools.risk import RiskScreen, classifier_signal, combine, llm_signal, pattern_signal
-from empathygraph.tools.risk_classifier import CATEGORIES, RiskScores, RiskThresholds, sentences
+from empathygraph.tools.risk import PATTERN_FLOOR, RiskScreen, classifier_signal, combine, llm_signal, pattern_signal
+from empathygraph.tools.risk_classifier import (
+    CATEGORIES,
+    LONG_MESSAGE_WORDS,
+    RiskScores,
+    RiskThresholds,
+    pieces,
+    sentences,
+)
 
 THRESHOLDS = RiskThresholds(threshold=0.5, gray=0.2, category=0.3)
 
 
 def toy_probabilities(texts: list[str]) -> np.ndarray:
-    """'danger' in a short text means risk (self-harm; a long text dilutes it); 'maybe' is unsure; the rest calm."""
+    """'danger' in a short text means risk (self-harm; a long text dilutes it); 'maybe' is unsure; 'homework'
+    reads as plainly harmless; the rest calm."""
     def row(text: str) -> list[float]:
         if "danger" in text and len(text.split()) < 12:
             return [0.95, 0.9, 0.05, 0.05, 0.05]
+        if "homework" in text:
+            return [0.001] * 5
         return [0.3, 0.2, 0.1, 0.1, 0.1] if "maybe" in text else [0.02, 0.01, 0.01, 0.01, 0.01]
     return np.array([row(t) for t in texts])
 
@@ -132,12 +142,16 @@ def test_a_phrase_reads_as_plain_only_where_the_classifier_also_finds_danger():
     assert not RiskScreen().assess("I want to kill myself.").tentative  # no classifier: the phrase stands as said
 
 
-def test_the_screen_reads_sentences_and_earlier_turns():
+def test_the_screen_reads_a_long_message_sentence_by_sentence_and_earlier_turns():
     screen = RiskScreen(toy_probabilities, THRESHOLDS)
-    long = "Work was fine today. The garden needs weeding. There is danger in what I plan tonight."
-    assert sentences(long)
+    long = ("Work was fine today, though the meeting ran over and the printer jammed twice again. The garden needs "
+            "weeding before the rain comes back on the weekend. There is danger in what I plan tonight.")
+    assert sentences(long) and len(long.split()) >= LONG_MESSAGE_WORDS
     verdict = screen.assess(long)
     assert verdict.at_risk and verdict.signals[1].detail == "There is danger in what I plan tonight."
+    short = "The garden needs weeding before the rain comes back. There is danger in what I plan tonight."
+    assert sentences(short) and pieces(short) == [short]  # under 30 words: read whole (here diluted)
+    assert not screen.assess(short).at_risk
     assert not screen.assess("all calm here").at_risk
     context = screen.assess("all calm here", earlier=["danger earlier"])
     assert context.at_risk and [s.source for s in context.signals if s.fired] == ["context"]
@@ -148,6 +162,17 @@ def test_a_careful_session_lowers_the_classifier_threshold():
     assert not screen.assess("maybe so").at_risk
     careful = screen.assess("maybe so", careful=True)
     assert careful.at_risk and careful.careful
+
+
+def test_a_phrase_does_not_fire_where_the_classifier_reads_the_message_as_harmless():
+    screen = RiskScreen(toy_probabilities, THRESHOLDS)
+    text = "My homework is an essay on why people say I want to kill myself."
+    assert toy_probabilities([text])[0, 0] < PATTERN_FLOOR and safety.find(text)
+    verdict = screen.assess(text)
+    assert not verdict.at_risk and not verdict.signals[0].fired and "not fired" in verdict.signals[0].detail
+    assert screen.assess(text, careful=True).signals[0].fired  # a session that disclosed risk before: it fires
+    calm = "I want to kill myself."  # scored 0.02 by the toy classifier: at the floor, the phrase fires
+    assert screen.assess(calm).at_risk and screen.assess(calm).signals[0].fired
 
 
 def test_without_a_classifier_the_patterns_screen_alone():
