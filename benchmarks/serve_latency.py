@@ -1,6 +1,6 @@
 """First audio of a served turn: how soon the listener starts speaking, against the whole turn. Prints JSON.
 
-    nice .venv/bin/python benchmarks/serve_latency.py [--turns 6] [--presets default fast]
+    nice .venv/bin/python benchmarks/serve_latency.py [--turns 6] [--presets default fast] [--set KEY=VALUE ...]
 
 For each preset it starts ``empathygraph serve`` (speech and avatar on, as a person gets
 them), waits until it is ready (models loaded, one warm-up turn answered), then sends each
@@ -18,6 +18,7 @@ import json
 import statistics
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
@@ -35,10 +36,10 @@ def median(values: list[float | None]) -> float | None:
     return round(statistics.median(known), 3) if known else None
 
 
-def measure(preset: str, texts: list[str], workdir: Path) -> dict[str, object]:
+def measure(preset: str, texts: list[str], workdir: Path, overrides: Sequence[str] = ()) -> dict[str, object]:
     port = free_port()
     command = serve_command(port, f"sessions.db={workdir / f'{preset}.sqlite'}",
-                            f"serve.media_dir={workdir / f'{preset}-media'}", config=PRESETS[preset])
+                            f"serve.media_dir={workdir / f'{preset}-media'}", *overrides, config=PRESETS[preset])
     with served(command, port, log=workdir / f"{preset}.log") as url, httpx.Client(base_url=url) as client:
         ready = client.get("/readyz").json()
         timed_turn(client, f"{preset}-warm", WARM_UP)  # a client's first turn, beside the server's own warm-up
@@ -70,11 +71,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=6, help="measured turns per preset (different messages)")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="a config override for every served preset (e.g. generators.speech=kokoro)")
     args = parser.parse_args()
     texts = (TURNS * 2)[: args.turns]
     with tempfile.TemporaryDirectory() as tmp:
-        report = {preset: measure(preset, texts, Path(tmp)) for preset in args.presets}
+        report = {preset: measure(preset, texts, Path(tmp), args.overrides) for preset in args.presets}
     report["turns_measured"] = len(texts)
+    report["overrides"] = args.overrides
     report["target"] = "default model: first_audio_seconds <= 0.6 x turn_seconds and <= 8 s"
     print(json.dumps(report, indent=2))
 
