@@ -58,7 +58,7 @@ from empathygraph.paths import default_home
 from empathygraph.tools import safety
 from empathygraph.tools.encoder_top import TopFile, TunedTop, save_top
 from empathygraph.tools.risk_classifier import CATEGORIES, LABELS, sentences
-from empathygraph.tools.risk_classifier import pieces as read_pieces
+from empathygraph.tools.risk_classifier import pieces as read_pieces  # message_scores names its own lists "pieces"
 from empathygraph.tools.text_emotion import DEFAULT_ENCODER, SentenceEncoder
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

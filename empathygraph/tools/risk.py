@@ -36,7 +36,7 @@ PATTERN_FLOOR = 0.02
 
 def pattern_signal(hits: Sequence[PatternHit], plain: bool = True, classifier_score: float | None = None) -> RiskSignal:
     """The patterns fire on any phrase, unless the classifier's own score (``classifier_score``, before any
-    averaging; None without a classifier) is under ``PATTERN_FLOOR``. The detail names each phrase and how
+    averaging; None: no gate, as without a classifier or in a careful session) is under ``PATTERN_FLOOR``. The detail names each phrase and how
     risk was said (``plain``: whether the danger reads as plainly said, see ``RiskSignal.plain``)."""
     categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
     detail = "; ".join(f'"{h.phrase}" ({h.category.value}: {h.kind})' for h in hits)
