@@ -26,6 +26,7 @@ from empathygraph.backbones.base import (
     usage_metadata,
     without_max_length,
 )
+from empathygraph.cpu_share import DECODE_YIELD
 from empathygraph.errors import BackendError
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
@@ -164,6 +165,7 @@ class ChatLlamaCpp(BaseChatModel):
                     continue
                 produced += 1
                 yield token_chunk(text, run_manager)
+                DECODE_YIELD.wait()  # a first sentence being spoken has the cores first
             # After generation the context holds prompt + completion tokens.
             prompt_tokens = max(llama.n_tokens - produced, 0)
         yield usage_chunk(prompt_tokens, produced)

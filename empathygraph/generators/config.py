@@ -37,6 +37,10 @@ class GeneratorsConfig(BaseModel):
     coqui_language: str = "en"
     max_sentence_chars: int = Field(default=250, ge=40, description="longer sentences are split at commas/words")
     max_text_chars: int = Field(default=20000, ge=1, description="longer replies are refused")
+    first_sentence_first: bool = Field(
+        default=True, description="spoken along a reply, its first sentence has the CPU: the embedded model waits "
+                                  "between tokens while it is spoken (nothing is heard before it)"
+    )
 
     # --- avatar ---------------------------------------------------------------------------
     avatar: str = Field(

@@ -10,6 +10,7 @@ listener is told which sentences to drop, and the reply's own follow.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import queue
 import threading
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from empathygraph.cpu_share import DECODE_YIELD
 from empathygraph.generators.audio import write_wav
 from empathygraph.generators.base import GeneratorError
 from empathygraph.generators.renderer import PlanRenderer, join_speech
@@ -155,13 +157,20 @@ class SentenceSpeaker:
 
     # --- the worker -----------------------------------------------------------------------
 
+    def _priority(self, job: _Job) -> contextlib.AbstractContextManager[None]:
+        """The first sentence of a reply is urgent: nothing is heard before it."""
+        if job.index == 0 and self.renderer.config.first_sentence_first:
+            return DECODE_YIELD.urgent()
+        return contextlib.nullcontext()
+
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
             with self._lock:
                 if not self._current(job):
                     continue
             try:
-                speech = join_speech(self.renderer.sentence_audio(job.text, *job.voice))
+                with self._priority(job):
+                    speech = join_speech(self.renderer.sentence_audio(job.text, *job.voice))
                 path = self.out_dir / SENTENCE_FILE.format(serial=job.serial)
                 self.out_dir.mkdir(parents=True, exist_ok=True)
                 write_wav(path, speech.audio, speech.sample_rate)

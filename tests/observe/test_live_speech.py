@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from empathygraph.cpu_share import DECODE_YIELD
 from empathygraph.generators import GeneratorsConfig, build_renderer
 from empathygraph.generators.audio import read_wav
 from empathygraph.generators.renderer import SpeechMemo
@@ -27,9 +28,9 @@ from tests.observe.conftest import ACCEPT, REVISE
 TWO_SENTENCES = "I'm so sorry your dog died. The house must feel so quiet without him."
 
 
-def speaking_empathizer(**script: Any):
+def speaking_empathizer(first_sentence_first: bool = True, **script: Any):
     model = SlowWriter(seconds_per_word=0.1, script={**DEFAULT_SCRIPT, "ResponseDraft": {"reply": TWO_SENTENCES}, **script})
-    config = test_config(generators={"speech": "piper", "avatar": "none"})
+    config = test_config(generators={"speech": "piper", "avatar": "none", "first_sentence_first": first_sentence_first})
     empathizer = make_empathizer(model, config)
     empathizer.renderer.prepare()  # the voice loads before the turn, as a server's does
     return empathizer
@@ -96,6 +97,23 @@ def test_first_sentence_is_spoken_before_the_reply_is_finished_and_render_reuses
     whole, _ = read_wav(result.media["audio"])
     assert np.array_equal(joined, whole)
     assert sum(e.duration_s for e in ready) == pytest.approx(len(whole) / read_wav(result.media["audio"])[1], abs=0.01)
+
+
+@pytest.mark.parametrize("first_sentence_first", [True, False])
+def test_the_first_sentence_has_the_cpu_while_it_is_spoken(tmp_path, first_sentence_first):
+    empathizer = speaking_empathizer(first_sentence_first)
+    voice = empathizer.renderer.speech
+    original, held = voice.stream, {}
+
+    def noting(text, style, profile):
+        held[text] = DECODE_YIELD.held
+        return original(text, style, profile)
+
+    voice.stream = noting
+    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
+    first, second = sentences(events[-1].result.reply)
+    assert held == {first: first_sentence_first, second: False}
+    assert not DECODE_YIELD.held
 
 
 def test_a_rewrite_withdraws_only_the_sentences_it_changed(tmp_path):
