@@ -85,6 +85,16 @@ class TimedTurn:
     seconds: float | None = None  # the finished turn
     error: str | None = None
     events: list[str] = field(default_factory=list)
+    # Silence inside the spoken reply: a player that starts each sentence as soon as it arrives (after
+    # the one before it) waits this long, in all, between the first sentence and the last.
+    stall: float = 0.0
+    _playing_until: float | None = None
+
+    def heard(self, at: float, duration: float) -> None:
+        """A sentence's audio arrived ``at`` seconds into the turn; play it after the one before."""
+        if self._playing_until is not None:
+            self.stall += max(0.0, at - self._playing_until)
+        self._playing_until = max(at, self._playing_until or 0.0) + duration
 
 
 def timed_turn(client: httpx.Client, session: str, text: str, *, media: bool = True) -> TimedTurn:
@@ -117,6 +127,9 @@ def timed_turn(client: httpx.Client, session: str, text: str, *, media: bool = T
                         audio = client.get(data["url"], timeout=60)
                         audio.raise_for_status()
                         timed.first_audio = time.perf_counter() - started
+                        timed.heard(timed.first_audio, data["duration_s"])
+                    elif name == "speech":
+                        timed.heard(now, data["duration_s"])
                     elif name == "media" and data["kind"] == "video":
                         timed.video = now
                     elif name == "media" and data["kind"] == "audio":

@@ -7,7 +7,8 @@ them), waits until it is ready (models loaded, one warm-up turn answered), then 
 message in a fresh session, one at a time, and times from the request to: the first reply
 token, the first playable audio (the first spoken sentence's WAV fully downloaded), the
 avatar video, and the finished turn; and, for comparison, the whole reply's WAV (when
-speech could start if it waited for the finished reply). Target (default model, 2 cores): first audio at most
+speech could start if it waited for the finished reply); ``stall_seconds`` is the silence a player
+that starts each sentence as soon as it arrives (after the one before) hears inside the reply. Target (default model, 2 cores): first audio at most
 0.6 x the turn and at most 8 s.
 """
 
@@ -55,11 +56,12 @@ def measure(preset: str, texts: list[str], workdir: Path, overrides: Sequence[st
         "whole_reply_audio_seconds": median([t.reply_audio for t in turns]),
         "video_seconds": median([t.video for t in turns]),
         "first_sentence_written_seconds": median([t.first_sentence for t in turns]),
+        "stall_seconds": median([t.stall for t in turns if t.first_audio is not None]),
         "per_turn": [{key: round(value, 2) if value is not None else None for key, value in (
             ("first_token", t.first_token), ("first_sentence_written", t.first_sentence),
             ("first_speech_event", t.first_speech_event), ("first_audio", t.first_audio),
             ("whole_reply_audio", t.reply_audio), ("video", t.video),
-            ("turn", t.seconds))} for t in turns],
+            ("turn", t.seconds), ("stall", t.stall))} for t in turns],
         "errors": errors,
         "load_seconds": ready["load_seconds"],
         "backbone": ready["backbone"],

@@ -40,6 +40,11 @@ class GeneratorsConfig(BaseModel):
     )
     coqui_language: str = "en"
     max_sentence_chars: int = Field(default=250, ge=40, description="longer sentences are split at commas/words")
+    first_clause_words: int = Field(
+        default=4, ge=0,
+        description="the reply's first sentence is spoken from its first comma after this many words, so the "
+                    "voice starts before the sentence is written (0: whole sentences)",
+    )
     max_text_chars: int = Field(default=20000, ge=1, description="longer replies are refused")
     first_sentence_first: bool = Field(
         default=True, description="spoken along a reply, its first sentence has the CPU: the embedded model waits "

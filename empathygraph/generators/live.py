@@ -22,7 +22,7 @@ from empathygraph.cpu_share import DECODE_YIELD
 from empathygraph.generators.audio import write_wav
 from empathygraph.generators.base import GeneratorError
 from empathygraph.generators.renderer import PlanRenderer, join_speech
-from empathygraph.generators.speech.text import complete_sentences, sentences
+from empathygraph.generators.speech.text import CLAUSE_ENDS, complete_sentences, sentences
 from empathygraph.schemas import AvatarProfile, SpeechStyle
 
 SENTENCE_FILE = "sentence-{serial:03d}.wav"
@@ -96,7 +96,7 @@ class SentenceSpeaker:
                 return
             self._draft += text
             config = self.renderer.config
-            written = complete_sentences(self._draft, config.max_sentence_chars)
+            written = complete_sentences(self._draft, config.max_sentence_chars, config.first_clause_words)
             # A sentence ``holds`` flags is skipped: the settled reply leaves it out when others remain,
             # so the ones after it keep their places.
             kept = [s for s in written if self._holds is None or not self._holds(s)]
@@ -107,7 +107,7 @@ class SentenceSpeaker:
         """The reply as it will be rendered: speak what is not spoken yet, withdraw what it lacks."""
         config = self.renderer.config
         try:
-            final = sentences(text, config.max_sentence_chars, config.max_text_chars)
+            final = sentences(text, config.max_sentence_chars, config.max_text_chars, config.first_clause_words)
         except GeneratorError:  # nothing to say; the render step reports it
             final = []
         with self._lock:
@@ -157,19 +157,19 @@ class SentenceSpeaker:
 
     # --- the worker -----------------------------------------------------------------------
 
-    def _priority(self, job: _Job) -> contextlib.AbstractContextManager[None]:
-        """The first sentence of a reply is urgent: nothing is heard before it."""
-        if job.index == 0 and self.renderer.config.first_sentence_first:
-            return DECODE_YIELD.urgent()
-        return contextlib.nullcontext()
+    def _opens_reply(self, job: _Job) -> bool:
+        """Whether ``job`` speaks the reply's first sentence, or its rest after a first clause spoken alone."""
+        return job.index == 0 or (job.index == 1 and self._announced[0].text.endswith(CLAUSE_ENDS))
 
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
             with self._lock:
                 if not self._current(job):
                     continue
+                # Nothing is heard before the first sentence: while it is spoken the model waits.
+                urgent = self.renderer.config.first_sentence_first and self._opens_reply(job)
             try:
-                with self._priority(job):
+                with DECODE_YIELD.urgent() if urgent else contextlib.nullcontext():
                     speech = join_speech(self.renderer.sentence_audio(job.text, *job.voice))
                 path = self.out_dir / SENTENCE_FILE.format(serial=job.serial)
                 self.out_dir.mkdir(parents=True, exist_ok=True)

@@ -113,7 +113,8 @@ class PlanRenderer:
     def speak(self, plan: ResponsePlan) -> Iterator[SpeechChunk]:
         """Stream the reply's speech one sentence at a time (raises ``GeneratorError``)."""
         self._voice()
-        pieces = sentences(plan.text, self.config.max_sentence_chars, self.config.max_text_chars)
+        pieces = sentences(plan.text, self.config.max_sentence_chars, self.config.max_text_chars,
+                           self.config.first_clause_words)
         return (chunk for piece in pieces for chunk in self.sentence_audio(piece, plan.speech, plan.profile))
 
     def sentence_audio(self, sentence: str, style: SpeechStyle, profile: AvatarProfile) -> list[SpeechChunk]:

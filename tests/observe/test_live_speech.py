@@ -99,9 +99,13 @@ def test_first_sentence_is_spoken_before_the_reply_is_finished_and_render_reuses
     assert sum(e.duration_s for e in ready) == pytest.approx(len(whole) / read_wav(result.media["audio"])[1], abs=0.01)
 
 
-@pytest.mark.parametrize("first_sentence_first", [True, False])
-def test_the_first_sentence_has_the_cpu_while_it_is_spoken(tmp_path, first_sentence_first):
-    empathizer = speaking_empathizer(first_sentence_first)
+CLAUSE_FIRST = "Losing a dog after twelve years, that is so hard. The house must feel so quiet without him."
+
+
+@pytest.mark.parametrize(("reply", "first_sentence_first"), [(TWO_SENTENCES, True), (TWO_SENTENCES, False),
+                                                              (CLAUSE_FIRST, True)])
+def test_the_first_sentence_has_the_cpu_while_it_is_spoken(tmp_path, reply, first_sentence_first):
+    empathizer = speaking_empathizer(first_sentence_first, ResponseDraft={"reply": reply})
     voice = empathizer.renderer.speech
     original, held = voice.stream, {}
 
@@ -111,8 +115,11 @@ def test_the_first_sentence_has_the_cpu_while_it_is_spoken(tmp_path, first_sente
 
     voice.stream = noting
     events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
-    first, second = sentences(events[-1].result.reply)
-    assert held == {first: first_sentence_first, second: False}
+    spoken = sentences(events[-1].result.reply, first_clause_words=4)
+    # The first sentence (both its pieces when its first clause is spoken alone) has the CPU; later ones share it.
+    opening = 2 if reply == CLAUSE_FIRST else 1
+    assert len(spoken) == opening + 1
+    assert held == {text: first_sentence_first and i < opening for i, text in enumerate(spoken)}
     assert not DECODE_YIELD.held
 
 
@@ -169,6 +176,21 @@ def test_complete_sentences_are_those_more_text_follows():
     assert complete_sentences("I'm so sorry. The house is quiet.") == ["I'm so sorry."]  # no text after it yet
     whole = "Oh no! Are you okay? I hear you… It hurts."
     assert complete_sentences(whole + " ") == sentences(whole)
+
+
+def test_the_first_clause_is_spoken_as_soon_as_it_is_written():
+    reply = "Fourteen viewings and you finally have it, that's brilliant! When do you get the keys?"
+    whole = sentences(reply, first_clause_words=4)
+    assert whole == ["Fourteen viewings and you finally have it,", "that's brilliant!", "When do you get the keys?"]
+    assert complete_sentences("Fourteen viewings and you finally", first_clause_words=4) == []
+    assert complete_sentences("Fourteen viewings and you finally have it, th", first_clause_words=4) == whole[:1]
+    for cut in range(len(reply)):  # every draft's complete pieces are the whole reply's first ones
+        drafted = complete_sentences(reply[:cut], first_clause_words=4)
+        assert drafted == whole[: len(drafted)]
+    # A short opening ("Oh,") is not a clause of its own; later sentences are never cut.
+    assert sentences("Oh, that's so hard. Losing him, after all those years, hurts.", first_clause_words=4) == [
+        "Oh, that's so hard.", "Losing him, after all those years, hurts."]
+    assert sentences(reply) == ["Fourteen viewings and you finally have it, that's brilliant!", "When do you get the keys?"]
 
 
 def test_the_memo_speaks_a_sentence_once_for_every_thread_and_forgets_failures():
