@@ -36,6 +36,8 @@ from tests.conftest import make_empathizer, scripted
     "That sounds like a plan.",
     "Sounds fair to me.",
     "Congratulations on standing up for yourself!",
+    "You're so brave! I hope you find the printer fixed soon!",
+    "You are right to stop them if you feel fine.",
 ])
 def test_praise_of_a_choice_is_found(reply: str) -> None:
     assert praises_choice(reply)
@@ -47,6 +49,7 @@ def test_praise_of_a_choice_is_found(reply: str) -> None:
     "That sounds like a lot of money to send someone you haven't met yet. How did you two meet?",
     "You must be worn out by all of it.",
     "It's okay to feel angry about it, and there's nothing wrong with feeling hurt.",
+    "You're right here, and I'm listening.",
 ])
 def test_care_without_approval_passes(reply: str) -> None:
     assert praises_choice(reply) is None
