@@ -10,11 +10,12 @@ tokens (``DECODE_YIELD``). The cores are the process's, so the yield is too.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# The longest the model waits for a voice at one token: a voice that hangs costs the reply this
-# much, not the turn.
+# The longest the model waits for urgent speech, over all its tokens: a voice that hangs costs the
+# reply this much, not the turn.
 MAX_WAIT_S = 4.0
 
 
@@ -24,6 +25,7 @@ class DecodeYield:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._speaking = 0
+        self._since = 0.0  # when the current run of urgent speech began (monotonic seconds)
         self._clear = threading.Event()
         self._clear.set()
 
@@ -31,6 +33,8 @@ class DecodeYield:
     def urgent(self) -> Iterator[None]:
         """Hold the model's decoding while the block runs (nested and concurrent holds count)."""
         with self._lock:
+            if self._speaking == 0:
+                self._since = time.monotonic()
             self._speaking += 1
             self._clear.clear()
         try:
@@ -47,8 +51,16 @@ class DecodeYield:
         return not self._clear.is_set()
 
     def wait(self, limit_s: float = MAX_WAIT_S) -> bool:
-        """Wait until no urgent speech is being made, at most ``limit_s``; False if it still is."""
-        return self._clear.wait(limit_s)
+        """Wait until no urgent speech is being made; False if it still is once it has lasted ``limit_s``.
+
+        The limit counts from when the urgent speech began, not from this call, so a voice that hangs
+        holds a model that asks after every token only ``limit_s`` in all.
+        """
+        if self._clear.is_set():
+            return True
+        with self._lock:
+            left = self._since + limit_s - time.monotonic()
+        return self._clear.wait(max(left, 0.0))
 
 
 DECODE_YIELD = DecodeYield()

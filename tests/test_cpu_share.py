@@ -41,6 +41,15 @@ def test_a_voice_that_hangs_holds_the_model_only_so_long():
         assert 0.15 < time.perf_counter() - started < 1.0
 
 
+def test_a_hung_voice_costs_the_model_the_limit_once_not_at_every_token():
+    gate = DecodeYield()
+    with gate.urgent():
+        started = time.perf_counter()
+        for _token in range(5):
+            gate.wait(limit_s=0.2)
+        assert time.perf_counter() - started < 0.5
+
+
 def test_an_urgent_block_that_fails_releases_the_model():
     gate = DecodeYield()
     try:
