@@ -294,3 +294,12 @@ def test_a_question_that_asks_them_for_tips_is_refused():
     assert asks_for_tips("Do you have any ideas for fun things to do with your grandkids?")
     assert asks_for_tips("Any ideas what you want to do next?") is None  # about their plan
     assert asks_for_tips("I could give you some tips, if you like.") is None  # not a question to them
+
+
+def test_a_question_that_asks_them_for_help_is_refused():
+    # The listener speaking as if it were the one who came for help.
+    assert asks_for_tips("It's my responsibility too. Can you please help me out?")
+    assert asks_for_tips("I'm so upset. Can you please help me figure out what to do next?")
+    assert asks_for_tips("Is there anything I can do to help you?") is None
+    assert asks_for_tips("Who could help you with the move?") is None
+    assert asks_for_tips("Your sister helped me once, she's kind.") is None  # not a question

@@ -275,17 +275,21 @@ def asked_of_them(question: str) -> str | None:
     return _TO_YOU_WORDS.sub(to_you, question)
 
 
-# Asking the person for tips, as if they came to advise ("Do you have any tips for staying motivated at work?" to
-# someone who has eaten lunch alone for three years): 9 of 456 stored graph replies, 0 of 5,738 ED valid listener turns.
+# Asking the person for tips or for help, as if they came to advise ("Do you have any tips for staying motivated
+# at work?" to someone who has eaten lunch alone for three years: 9 of 456 stored graph replies, 0 of 5,738 ED valid
+# listener turns; "Can you please help me out?" to a study group that takes the credit: 3 of 163 stored graph
+# replies, 0 of the 45,990 ED train and valid listener turns as a question).
 _ASKS_FOR_TIPS = re.compile(r"\b(?:(?:any|some|your)\s+(?:tips|advice|suggestions|recommendations|pointers)|"
-                            r"(?:any|some)\s+ideas\s+(?:for|on|about))\b[^.!?]*\?", re.IGNORECASE)
+                            r"(?:any|some)\s+ideas\s+(?:for|on|about)|"
+                            r"(?:can|could|would|will)\s+you\s+(?:please\s+)?help\s+me|"
+                            r"help\s+me\s+(?:figure|out|with|understand|decide))\b[^.!?]*\?", re.IGNORECASE)
 
 
 def asks_for_tips(reply: str) -> str | None:
-    """A question that asks them for tips or advice instead of about what they told you."""
+    """A question that asks them for tips, advice or help instead of about what they told you."""
     if match := _ASKS_FOR_TIPS.search(reply):
-        return (f'the question asks them for advice ("{match.group(0).strip()}"); they came to be heard: ask about '
-                "what they told you")
+        return (f'the question asks them for advice or help ("{match.group(0).strip()}"); they came to be heard: '
+                "ask about what they told you")
     return None
 
 
