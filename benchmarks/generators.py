@@ -5,7 +5,8 @@ Run: .venv/bin/python benchmarks/generators.py [--avatars procedural portrait] [
 ``speed``: frames per second of each avatar's ``animate`` (encode included) on the two-sentence
 reply, median of 3: over wall-clock seconds (``fps``, which a shared machine slows) and over the
 CPU seconds spent (``fps_per_cpu_second``, which load hardly changes; on 2 free cores the
-wall-clock fps lies between it and twice it).
+wall-clock fps lies between it and twice it); and ``render_seconds``, the whole render of that
+reply (speech, then video) with each voice, wall-clock, median of 3 after a first.
 
 ``quality``: avatars, each rendering the 7 emotions of one reply (the default profile; speech by Piper,
 whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
@@ -183,6 +184,19 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def render_seconds(name: str, out: Path, voice: str, runs: int = 3) -> float:
+    """Wall-clock seconds of the whole render (speech WAV, then the avatar MP4) of the two-sentence reply, median
+    of ``runs`` after a first one; each run's words differ a little, so no sentence comes from the speech memo."""
+    renderer = build_renderer(GeneratorsConfig(speech=voice, avatar=name))
+    renderer.prepare()
+    walls = []
+    for run, ending in enumerate(("one step", "a step", "one day", "a day")[: runs + 1]):
+        wall = time.perf_counter()
+        renderer.render(plan(TWO_SENTENCES.replace("one step", ending)), out / f"render-{name}-{voice}-{run}")
+        walls.append(time.perf_counter() - wall)
+    return round(statistics.median(walls[1:]), 3)
+
+
 def speed_section(name: str, out: Path, runs: int = 3) -> dict[str, object]:
     """Frames per second of ``animate`` alone (encode included) on the two-sentence reply, median of ``runs``.
 
@@ -211,6 +225,7 @@ def speed_section(name: str, out: Path, runs: int = 3) -> dict[str, object]:
         "fps": round(frames / statistics.median(walls), 2),
         "fps_per_cpu_second": round(frames / statistics.median(cpus), 2),
         "load_avg": round(os.getloadavg()[0], 2),
+        "render_seconds": {voice: render_seconds(name, out, voice) for voice in SPEECH},
     }
 
 
