@@ -50,6 +50,11 @@ class GeneratorsConfig(BaseModel):
         default=True, description="spoken along a reply, its first sentence has the CPU: the embedded model waits "
                                   "between tokens while it is spoken (nothing is heard before it)"
     )
+    audio_ahead_s: float = Field(
+        default=1.5, ge=0.0,
+        description="with first_sentence_first, a later sentence has the CPU too while less than this much of the "
+                    "reply's audio is left to hear, counted from when its first sentence was ready (0: the first only)",
+    )
 
     # --- avatar ---------------------------------------------------------------------------
     avatar: str = Field(

@@ -14,6 +14,7 @@ import contextlib
 import itertools
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,8 @@ class SentenceSpeaker:
         self._serials = itertools.count()
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._worker: threading.Thread | None = None
+        # When a listener who plays each sentence as it arrives runs out of audio (monotonic seconds).
+        self._heard_until: float | None = None
 
     def begin(self, speech: SpeechStyle, profile: AvatarProfile, holds: Callable[[str], bool] | None = None) -> None:
         """A reply starts being written (a rewrite starts again from its first word); a sentence of
@@ -161,13 +164,21 @@ class SentenceSpeaker:
         """Whether ``job`` speaks the reply's first sentence, or its rest after a first clause spoken alone."""
         return job.index == 0 or (job.index == 1 and self._announced[0].text.endswith(CLAUSE_ENDS))
 
+    def _urgent(self, job: _Job) -> bool:
+        """Whether the model should wait while ``job`` is spoken: nothing is heard before the first sentence, and
+        a later one is urgent while the listener is about to run out of audio."""
+        config = self.renderer.config
+        if not config.first_sentence_first:
+            return False
+        left = None if self._heard_until is None else self._heard_until - time.monotonic()
+        return self._opens_reply(job) or (left is not None and left < config.audio_ahead_s)
+
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
             with self._lock:
                 if not self._current(job):
                     continue
-                # Nothing is heard before the first sentence: while it is spoken the model waits.
-                urgent = self.renderer.config.first_sentence_first and self._opens_reply(job)
+                urgent = self._urgent(job)
             try:
                 with DECODE_YIELD.urgent() if urgent else contextlib.nullcontext():
                     speech = join_speech(self.renderer.sentence_audio(job.text, *job.voice))
@@ -178,4 +189,6 @@ class SentenceSpeaker:
                 continue
             with self._lock:  # announced only if still the reply's, in order with any withdrawal
                 if self._current(job):
+                    now = time.monotonic()
+                    self._heard_until = max(self._heard_until or now, now) + speech.duration
                     self._on_spoken(SpokenSentence(job.index, job.text, path, round(speech.duration, 3)))

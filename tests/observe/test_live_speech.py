@@ -28,9 +28,10 @@ from tests.observe.conftest import ACCEPT, REVISE
 TWO_SENTENCES = "I'm so sorry your dog died. The house must feel so quiet without him."
 
 
-def speaking_empathizer(first_sentence_first: bool = True, **script: Any):
+def speaking_empathizer(first_sentence_first: bool = True, audio_ahead_s: float = 0.0, **script: Any):
     model = SlowWriter(seconds_per_word=0.1, script={**DEFAULT_SCRIPT, "ResponseDraft": {"reply": TWO_SENTENCES}, **script})
-    config = test_config(generators={"speech": "piper", "avatar": "none", "first_sentence_first": first_sentence_first})
+    config = test_config(generators={"speech": "piper", "avatar": "none", "first_sentence_first": first_sentence_first,
+                                     "audio_ahead_s": audio_ahead_s})
     empathizer = make_empathizer(model, config)
     empathizer.renderer.prepare()  # the voice loads before the turn, as a server's does
     return empathizer
@@ -50,6 +51,19 @@ def count_synthesis(empathizer, started: dict[str, float] | None = None) -> list
 
     voice.stream = counted
     return spoken
+
+
+def note_held(empathizer) -> dict[str, bool]:
+    """Record, for every sentence the voice is asked to speak, whether the model was told to wait meanwhile."""
+    voice = empathizer.renderer.speech
+    original, held = voice.stream, {}
+
+    def noting(text, style, profile):
+        held[text] = DECODE_YIELD.held
+        return original(text, style, profile)
+
+    voice.stream = noting
+    return held
 
 
 def heard(events: list[TurnEvent]) -> list[str]:
@@ -105,21 +119,24 @@ CLAUSE_FIRST = "Losing a dog after twelve years, that is so hard. The house must
 @pytest.mark.parametrize(("reply", "first_sentence_first"), [(TWO_SENTENCES, True), (TWO_SENTENCES, False),
                                                               (CLAUSE_FIRST, True)])
 def test_the_first_sentence_has_the_cpu_while_it_is_spoken(tmp_path, reply, first_sentence_first):
+    # (audio_ahead_s 0: later sentences never count as the listener running out of audio)
     empathizer = speaking_empathizer(first_sentence_first, ResponseDraft={"reply": reply})
-    voice = empathizer.renderer.speech
-    original, held = voice.stream, {}
-
-    def noting(text, style, profile):
-        held[text] = DECODE_YIELD.held
-        return original(text, style, profile)
-
-    voice.stream = noting
+    held = note_held(empathizer)
     events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
     spoken = sentences(events[-1].result.reply, first_clause_words=4)
     # The first sentence (both its pieces when its first clause is spoken alone) has the CPU; later ones share it.
     opening = 2 if reply == CLAUSE_FIRST else 1
     assert len(spoken) == opening + 1
     assert held == {text: first_sentence_first and i < opening for i, text in enumerate(spoken)}
+    assert not DECODE_YIELD.held
+
+
+def test_a_later_sentence_has_the_cpu_while_the_listener_would_run_out_of_audio(tmp_path):
+    # More audio ahead is wanted than any sentence lasts, so every sentence is spoken with the model waiting.
+    empathizer = speaking_empathizer(audio_ahead_s=60.0)
+    held = note_held(empathizer)
+    events = list(empathizer.events("Yesterday my dog died and the house is empty.", out_dir=tmp_path))
+    assert held == dict.fromkeys(sentences(events[-1].result.reply), True)
     assert not DECODE_YIELD.held
 
 
