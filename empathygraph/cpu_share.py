@@ -3,8 +3,9 @@
 On a small CPU the embedded model's decode threads and the voice's threads slow each other
 down: on 2 cores a first sentence took Kokoro about twice as long to speak while the model
 wrote the next one as alone. A person who hears nothing yet is waiting on that first
-sentence, not on the next words, so while it is spoken the embedded model waits between
-tokens (``DECODE_YIELD``). The cores are the process's, so the yield is too.
+sentence, not on the next words, so while it is spoken (and a later one, when the audio ready
+ahead runs short: ``generators/live.py``) the embedded model waits between tokens
+(``DECODE_YIELD``). The cores are the process's, so the yield is too.
 """
 
 from __future__ import annotations

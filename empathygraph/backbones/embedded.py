@@ -165,7 +165,7 @@ class ChatLlamaCpp(BaseChatModel):
                     continue
                 produced += 1
                 yield token_chunk(text, run_manager)
-                DECODE_YIELD.wait()  # a first sentence being spoken has the cores first
+                DECODE_YIELD.wait()  # speech the listener is waiting for has the cores first
             # After generation the context holds prompt + completion tokens.
             prompt_tokens = max(llama.n_tokens - produced, 0)
         yield usage_chunk(prompt_tokens, produced)

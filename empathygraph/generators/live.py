@@ -170,8 +170,9 @@ class SentenceSpeaker:
         config = self.renderer.config
         if not config.first_sentence_first:
             return False
-        left = None if self._heard_until is None else self._heard_until - time.monotonic()
-        return self._opens_reply(job) or (left is not None and left < config.audio_ahead_s)
+        if self._opens_reply(job):
+            return True
+        return self._heard_until is not None and self._heard_until - time.monotonic() < config.audio_ahead_s
 
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:

@@ -9,7 +9,7 @@ from empathygraph.generators.base import GeneratorError
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
 CLAUSE_ENDS = (",", ";", ":", "—", "–")  # marks a clause ends with (not a sentence)
-_CLAUSE_BREAK = re.compile(r"(?<=[,;:—–])\s+")
+_CLAUSE_BREAK = re.compile(rf"(?<=[{''.join(CLAUSE_ENDS)}])\s+")
 # Symbols a voice says badly or not at all, and what to say instead.
 _SPOKEN = {"&": " and ", "%": " percent", "@": " at ", "+": " plus ", "=": " equals ", "#": " number "}
 
