@@ -316,6 +316,9 @@ def main() -> None:
         **(probe_share(toolbox, screen_timing["added_ms_median"], probe_added) if args.probe else {}),
         "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
         "exam": score_messages(assess, exam),
+        "exam_by_writer": {writer: {k: v for k, v in score_messages(assess, [m for m in exam if m.writer == writer]).items()
+                                    if k not in ("missed", "false_alarms")}
+                           for writer in sorted({m.writer for m in exam})},
         "conversations": score_conversations(assess, conversations),
         "everyday": score_everyday(assess, everyday),
         "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,
