@@ -12,6 +12,7 @@ from empathygraph.agents.reply_checks import (
     ReplyContext,
     agrees_unasked,
     asked_of_them,
+    asks_about_someone_unnamed,
     asks_as_them,
     asks_for_tips,
     asks_stock_question,
@@ -303,3 +304,25 @@ def test_a_question_that_asks_them_for_help_is_refused():
     assert asks_for_tips("Is there anything I can do to help you?") is None
     assert asks_for_tips("Who could help you with the move?") is None
     assert asks_for_tips("Your sister helped me once, she's kind.") is None  # not a question
+
+
+def test_a_question_about_someone_they_never_mentioned_is_found():
+    """Stored graph replies (2 of 183): asking after a person who is not in their story."""
+    dog = "We had to let our old dog go this morning. The house is so quiet."
+    assert "owner" in asks_about_someone_unnamed("You sound so sad. Did you tell your dog's owner about it?", dog)
+    assert asks_about_someone_unnamed("How did your mom feel about it?", "My kid drew on the wall again.")
+    # Named by them, one way or another, or through a word for several people: theirs to be asked about.
+    assert asks_about_someone_unnamed("How did your mum take it?", "Told my mother I'm moving out.") is None
+    assert asks_about_someone_unnamed("Did your dad come too?", "My parents drove me to uni today.") is None
+    assert asks_about_someone_unnamed("Is your ex still around?", "My ex-boyfriend texted me.") is None
+    assert asks_about_someone_unnamed("Was your brother's flat nice?", "Stayed at my brother's flat.") is None
+    # Not a question, or not a person: left alone.
+    assert asks_about_someone_unnamed("I hope your boss sees it.", "Finished the report early.") is None
+    assert asks_about_someone_unnamed("How is your garden doing?", "Planted tomatoes today.") is None
+
+
+def test_people_named_in_earlier_turns_count():
+    context = ReplyContext("She called again tonight.", earlier="My sister and I fell out last week.")
+    assert reply_problems("Did your sister say sorry?", context) == []
+    assert any("never mentioned" in p for p in reply_problems("Did your sister say sorry?",
+                                                              ReplyContext("She called again tonight.")))

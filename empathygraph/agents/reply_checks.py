@@ -8,7 +8,7 @@ literally ("what do you think about killing your brother?"), a plain "yes" to a 
 to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
 says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
 can I do to apologize?"), a thing from the system prompt's examples they never mentioned, a
-"You're right" to nothing asked, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
+"You're right" to nothing asked, a question about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -317,6 +317,52 @@ def borrows_example(reply: str, user_words: str) -> str | None:
     return None
 
 
+# People a question may ask after: each set is one person, said one way or another. A question about "your
+# mom" when they never mentioned her (nor their parents or family) asks about someone who is not in their story.
+_PEOPLE = (
+    {"mom", "mum", "mother", "mommy", "mummy", "mama"}, {"dad", "father", "daddy", "papa"}, {"brother"}, {"sister"},
+    {"wife"}, {"husband", "hubby"}, {"boyfriend"}, {"girlfriend"}, {"fiance", "fiancee"}, {"son"}, {"daughter"},
+    {"boss", "manager", "supervisor"}, {"coworker", "coworkers", "colleague", "colleagues"}, {"teacher", "teachers"},
+    {"neighbor", "neighbour", "neighbors", "neighbours"}, {"roommate", "roommates", "flatmate", "flatmates"},
+    {"grandma", "grandmother", "nan", "nana", "granny", "gran"}, {"grandpa", "grandfather", "granddad", "grandad"},
+    {"aunt", "auntie"}, {"uncle"}, {"cousin", "cousins"}, {"owner", "owners"},
+)
+# Words that name several of those at once: "my parents" makes "your mom" theirs.
+_PEOPLE_TOGETHER = {"parents": ("mom", "dad"), "folks": ("mom", "dad"), "grandparents": ("grandma", "grandpa"),
+                    "siblings": ("brother", "sister"), "kids": ("son", "daughter"), "children": ("son", "daughter"),
+                    "partner": ("wife", "husband", "boyfriend", "girlfriend", "fiance"),
+                    "spouse": ("wife", "husband"), "family": ("mom", "dad", "brother", "sister", "son", "daughter",
+                                                             "wife", "husband", "grandma", "grandpa", "aunt", "uncle",
+                                                             "cousin")}
+_YOUR_SOMEONE = re.compile(r"\byour\s+(?:[a-z]+'s\s+)?([a-z]+)\b")
+
+
+def _people_named(text: str) -> set[str]:
+    """The first word of each person set that ``text`` names, directly or through a word for several."""
+    said = {part.removesuffix("'s") for word in words(text) for part in word.split("-")}
+    named = {min(group) for group in _PEOPLE if group & said}
+    for word, people in _PEOPLE_TOGETHER.items():
+        if word in said:
+            named |= {min(group) for group in _PEOPLE if group & set(people)}
+    return named
+
+
+def asks_about_someone_unnamed(reply: str, user_words: str) -> str | None:
+    """A question about "your <person>" they never mentioned ("Did you tell your dog's owner about it?" to someone
+    whose dog died; "How did your mom feel?" to a story with no mother in it). The human listeners of ED do so
+    in 6 of 2,769 first replies of valid and 48 of 40,252 replies of train (the conversation before them read:
+    a boss asked after when passed over for promotion, a teacher after an exam); the graph's stored replies
+    (issue 15's benchmark runs) in 2 of 183."""
+    named = _people_named(user_words)
+    for question in re.findall(r"[^.!?]*\?", normalize(reply)):
+        for noun in _YOUR_SOMEONE.findall(question):
+            group = next((group for group in _PEOPLE if noun in group), None)
+            if group is not None and min(group) not in named:
+                return (f'the question "{question.strip()}" asks about their {noun}, whom they never mentioned; '
+                        "ask about someone or something they told you")
+    return None
+
+
 # Telling them what to do ("you could try ...", "it's important to ..."); "you must miss him" is not advice,
 # nor is a question ("Have you tried ...?" is one only a Question reply may ask).
 _ADVISES = re.compile(
@@ -368,18 +414,19 @@ class ReplyContext:
     """What a reply is checked against: their words, the feeling labels the analysis read (never to be told
     back as theirs), and what the turn decided: whether advice fits the strategy, whether they tell of a
     choice that could hurt them or others (then praise is a problem), whether their words read as bad news
-    (then delight is one)."""
+    (then delight is one); ``earlier``: what they said in the session's earlier turns (who they have named)."""
 
     words: str
     labels: frozenset[str] = frozenset()
     advice_ok: bool = True
     risky_choice: bool = False
     bad_news: bool = False
+    earlier: str = ""
 
 
-def reply_context(cues: Cues, analysis: EmotionAnalysis, advice_ok: bool) -> ReplyContext:
-    """The context a turn's reply is checked in, from its cues and emotion analysis."""
-    return ReplyContext(words=cues.words, labels=frozenset({analysis.emotion.value, analysis.coarse.value}),
+def reply_context(cues: Cues, analysis: EmotionAnalysis, advice_ok: bool, earlier: str = "") -> ReplyContext:
+    """The context a turn's reply is checked in, from its cues and emotion analysis (and the earlier turns' words)."""
+    return ReplyContext(words=cues.words, earlier=earlier, labels=frozenset({analysis.emotion.value, analysis.coarse.value}),
                         advice_ok=advice_ok, risky_choice=cues.risky_choice, bad_news=cues.bad_news)
 
 
@@ -391,6 +438,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
              echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
              restates(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), talks_about_them(reply), asks_for_tips(reply),
+             asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"),
              None if context.advice_ok else gives_advice(reply),
              praises_choice(reply) if context.risky_choice else None, cheers_bad_news(reply, context.bad_news)]
     return [problem for problem in found if problem]

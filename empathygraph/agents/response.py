@@ -118,8 +118,9 @@ def _leading(sentences: list[str], max_words: int, *, at_least_one: bool = True)
 
 
 def turn_context(state: MergState) -> ReplyContext:
-    """The context the turn's reply is checked in: its cues, emotion analysis and strategy."""
-    return reply_context(state["cues"], state["emotion"], state["empathy"].strategy not in NO_ADVICE)
+    """The context the turn's reply is checked in: its cues, emotion analysis and strategy, and what they said before."""
+    earlier = "\n".join(entry.user for entry in state.get("history", []))
+    return reply_context(state["cues"], state["emotion"], state["empathy"].strategy not in NO_ADVICE, earlier)
 
 
 def mend_sentence(sentence: str, context: ReplyContext) -> str | None:
