@@ -303,6 +303,11 @@ def main() -> None:
     assess, read_seconds = llm_assess(toolbox, backbone, assess, thresholds) if args.llm else (assess, [])
     assess = remembered(assess)
     screen_timing = timings(toolbox, held_out[: args.timing_items])
+
+    def rates_only(items: Sequence[SafetyMessage]) -> dict:
+        """``score_messages`` of a subset without its lists of ids (the whole set's result has them)."""
+        return {k: v for k, v in score_messages(assess, items).items() if k not in ("missed", "false_alarms")}
+
     result = {
         "split": "held_out",
         **score_messages(assess, held_out),
@@ -314,10 +319,9 @@ def main() -> None:
         "probe_read_ms_median": round(1000 * statistics.median(probe_seconds), 1) if probe_seconds else None,
         "probe_added_ms_median": round(1000 * statistics.median(probe_added), 1) if probe_added else None,
         **(probe_share(toolbox, screen_timing["added_ms_median"], probe_added) if args.probe else {}),
-        "held_out_first_writers": {k: v for k, v in score_messages(assess, first).items() if k not in ("missed", "false_alarms")},
+        "held_out_first_writers": rates_only(first),
         "exam": score_messages(assess, exam),
-        "exam_by_writer": {writer: {k: v for k, v in score_messages(assess, [m for m in exam if m.writer == writer]).items()
-                                    if k not in ("missed", "false_alarms")}
+        "exam_by_writer": {writer: rates_only([m for m in exam if m.writer == writer])
                            for writer in sorted({m.writer for m in exam})},
         "conversations": score_conversations(assess, conversations),
         "everyday": score_everyday(assess, everyday),

@@ -314,9 +314,10 @@ def test_a_question_about_someone_they_never_mentioned_is_found():
     # Named by them, one way or another, or through a word for several people: theirs to be asked about.
     assert asks_about_someone_unnamed("How did your mum take it?", "Told my mother I'm moving out.") is None
     assert asks_about_someone_unnamed("Did your dad come too?", "My parents drove me to uni today.") is None
-    assert asks_about_someone_unnamed("Is your ex still around?", "My ex-boyfriend texted me.") is None
+    assert asks_about_someone_unnamed("Was your boyfriend nice about it?", "My ex-boyfriend texted me.") is None
     assert asks_about_someone_unnamed("Was your brother's flat nice?", "Stayed at my brother's flat.") is None
-    # Not a question, or not a person: left alone.
+    # Not a question, or not a person it knows: left alone.
+    assert asks_about_someone_unnamed("Is your ex still around?", "My ex-boyfriend texted me.") is None
     assert asks_about_someone_unnamed("I hope your boss sees it.", "Finished the report early.") is None
     assert asks_about_someone_unnamed("How is your garden doing?", "Planted tomatoes today.") is None
 

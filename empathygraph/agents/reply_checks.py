@@ -317,33 +317,37 @@ def borrows_example(reply: str, user_words: str) -> str | None:
     return None
 
 
-# People a question may ask after: each set is one person, said one way or another. A question about "your
-# mom" when they never mentioned her (nor their parents or family) asks about someone who is not in their story.
-_PEOPLE = (
-    {"mom", "mum", "mother", "mommy", "mummy", "mama"}, {"dad", "father", "daddy", "papa"}, {"brother"}, {"sister"},
-    {"wife"}, {"husband", "hubby"}, {"boyfriend"}, {"girlfriend"}, {"fiance", "fiancee"}, {"son"}, {"daughter"},
-    {"boss", "manager", "supervisor"}, {"coworker", "coworkers", "colleague", "colleagues"}, {"teacher", "teachers"},
-    {"neighbor", "neighbour", "neighbors", "neighbours"}, {"roommate", "roommates", "flatmate", "flatmates"},
-    {"grandma", "grandmother", "nan", "nana", "granny", "gran"}, {"grandpa", "grandfather", "granddad", "grandad"},
-    {"aunt", "auntie"}, {"uncle"}, {"cousin", "cousins"}, {"owner", "owners"},
-)
-# Words that name several of those at once: "my parents" makes "your mom" theirs.
-_PEOPLE_TOGETHER = {"parents": ("mom", "dad"), "folks": ("mom", "dad"), "grandparents": ("grandma", "grandpa"),
-                    "siblings": ("brother", "sister"), "kids": ("son", "daughter"), "children": ("son", "daughter"),
-                    "partner": ("wife", "husband", "boyfriend", "girlfriend", "fiance"),
-                    "spouse": ("wife", "husband"), "family": ("mom", "dad", "brother", "sister", "son", "daughter",
-                                                             "wife", "husband", "grandma", "grandpa", "aunt", "uncle",
-                                                             "cousin")}
+# People a question may ask after: each one by a name of its own and the words that say it. A question about
+# "your mom" when they never mentioned her (nor their parents or family) asks about someone not in their story.
+_PEOPLE = {
+    "mother": {"mom", "mum", "mother", "mommy", "mummy", "mama"}, "father": {"dad", "father", "daddy", "papa"},
+    "brother": {"brother"}, "sister": {"sister"}, "wife": {"wife"}, "husband": {"husband", "hubby"},
+    "boyfriend": {"boyfriend"}, "girlfriend": {"girlfriend"}, "fiance": {"fiance", "fiancee"}, "son": {"son"},
+    "daughter": {"daughter"}, "boss": {"boss", "manager", "supervisor"},
+    "coworker": {"coworker", "coworkers", "colleague", "colleagues"}, "teacher": {"teacher", "teachers"},
+    "neighbour": {"neighbor", "neighbour", "neighbors", "neighbours"},
+    "flatmate": {"roommate", "roommates", "flatmate", "flatmates"},
+    "grandmother": {"grandma", "grandmother", "nan", "nana", "granny", "gran"},
+    "grandfather": {"grandpa", "grandfather", "granddad", "grandad"}, "aunt": {"aunt", "auntie"}, "uncle": {"uncle"},
+    "cousin": {"cousin", "cousins"}, "owner": {"owner", "owners"},
+}
+_PERSON_OF_WORD = {word: person for person, said in _PEOPLE.items() for word in said}
+# Words that name several of them at once: "my parents" makes "your mom" theirs.
+_PEOPLE_TOGETHER = {"parents": {"mother", "father"}, "folks": {"mother", "father"},
+                    "grandparents": {"grandmother", "grandfather"}, "siblings": {"brother", "sister"},
+                    "kids": {"son", "daughter"}, "children": {"son", "daughter"},
+                    "partner": {"wife", "husband", "boyfriend", "girlfriend", "fiance"}, "spouse": {"wife", "husband"},
+                    "family": {"mother", "father", "brother", "sister", "son", "daughter", "wife", "husband",
+                               "grandmother", "grandfather", "aunt", "uncle", "cousin"}}
 _YOUR_SOMEONE = re.compile(r"\byour\s+(?:[a-z]+'s\s+)?([a-z]+)\b")
 
 
 def _people_named(text: str) -> set[str]:
-    """The first word of each person set that ``text`` names, directly or through a word for several."""
+    """The people (``_PEOPLE``'s names) that ``text`` names, directly or through a word for several."""
     said = {part.removesuffix("'s") for word in words(text) for part in word.split("-")}
-    named = {min(group) for group in _PEOPLE if group & said}
-    for word, people in _PEOPLE_TOGETHER.items():
-        if word in said:
-            named |= {min(group) for group in _PEOPLE if group & set(people)}
+    named = {_PERSON_OF_WORD[word] for word in said if word in _PERSON_OF_WORD}
+    for word in said & _PEOPLE_TOGETHER.keys():
+        named |= _PEOPLE_TOGETHER[word]
     return named
 
 
@@ -356,8 +360,7 @@ def asks_about_someone_unnamed(reply: str, user_words: str) -> str | None:
     named = _people_named(user_words)
     for question in re.findall(r"[^.!?]*\?", normalize(reply)):
         for noun in _YOUR_SOMEONE.findall(question):
-            group = next((group for group in _PEOPLE if noun in group), None)
-            if group is not None and min(group) not in named:
+            if (person := _PERSON_OF_WORD.get(noun)) is not None and person not in named:
                 return (f'the question "{question.strip()}" asks about their {noun}, whom they never mentioned; '
                         "ask about someone or something they told you")
     return None
