@@ -113,3 +113,20 @@ def test_fusion_shows_the_labelled_messages_most_like_theirs():
     assert task.index("lonely") < task.index("one word from")
     fusion = next(s for s in result.steps if s.step == "emotion_fusion")
     assert fusion.input["examples"][0] == ["Nobody called me all week.", "lonely"]
+
+
+class SureWords(ToolBox):
+    def text_emotion(self, text: str, llm_state=None) -> TextEmotionCue:
+        return TextEmotionCue(top=[LabelScore(label="sad", score=0.80), LabelScore(label="lonely", score=0.10)],
+                              model="fixed")
+
+
+def test_the_classifier_s_scores_are_shown_only_when_the_llm_names_the_emotion():
+    config = test_config(perception={"text_emotion": True})
+    model = scripted()
+    Empathizer(config, backbone=wrap_chat_model(model), toolbox=SureWords(config.perception)).respond("My dog died.")
+    prompt = model.calls_for("CauseDraft")[0].prompt
+    assert "They seem to feel sad" in prompt and "their words suggest" not in prompt  # read faster, told the same
+    model = scripted()
+    fused_empathizer(model, None).respond("My dog died yesterday.")
+    assert "their words suggest: sad 0.20, lonely 0.15, devastated 0.10" in model.calls_for("LabelledCauseDraft")[0].prompt

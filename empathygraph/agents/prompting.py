@@ -61,10 +61,10 @@ REPLY_STYLE = "\n".join(["", REPLY_RULES, *(f'Person: "{said}"\nListener: "{repl
 SYSTEM_PROMPT = LISTENER + REPLY_STYLE
 
 
-def _cue_lines(cues: Cues) -> list[str]:
+def _cue_lines(cues: Cues, *, text_scores: bool = True) -> list[str]:
     lines = []
     text, voice, face = cues.text_emotion, cues.voice, cues.face
-    if text is not None and text.top:
+    if text_scores and text is not None and text.top:
         ranked = ", ".join(f"{item.label} {item.score:.2f}" for item in text.top[:3])
         lines.append(f"- their words suggest: {ranked}")
     if voice is not None and voice.description:
@@ -112,10 +112,11 @@ def recent_history_of(history: Sequence[HistoryEntry], history_turns: int) -> li
     return list(history[-history_turns:]) if history_turns else []
 
 
-def context_block(state: MergState, history_turns: int) -> str:
-    """The conversation so far and this turn's words and cues."""
+def context_block(state: MergState, history_turns: int, *, text_scores: bool = True) -> str:
+    """The conversation so far and this turn's words and cues (without the text classifier's scores
+    unless ``text_scores``)."""
     lines = [words_block(state["cues"].words, recent_history_of(state.get("history", []), history_turns))]
-    cue_lines = _cue_lines(state["cues"])
+    cue_lines = _cue_lines(state["cues"], text_scores=text_scores)
     if cue_lines:
         lines.append("Cues:")
         lines.extend(cue_lines)
@@ -123,18 +124,21 @@ def context_block(state: MergState, history_turns: int) -> str:
 
 
 def build_messages(
-    state: MergState, task: str, *, history_turns: int, earlier: Sequence[Exchange] = ()
+    state: MergState, task: str, *, history_turns: int, earlier: Sequence[Exchange] = (), text_scores: bool = True
 ) -> list[BaseMessage]:
     """The chat an agent sends: system prompt, context, earlier steps' tasks and answers, its task.
 
     Args:
         earlier: exchanges the calling node made itself before this call (not in the state yet).
+        text_scores: whether the context (written only by a turn's first prompt) lists the text
+            classifier's top emotions; a first step that already names the emotion leaves them out.
     """
     step = f"Step: {task}"
     messages: list[BaseMessage] = [SystemMessage(content=SYSTEM_PROMPT)]
     chat = [*state["chat"], *earlier]
     if not chat:
-        return [*messages, HumanMessage(content=f"{context_block(state, history_turns)}\n\n{step}")]
+        context = context_block(state, history_turns, text_scores=text_scores)
+        return [*messages, HumanMessage(content=f"{context}\n\n{step}")]
     for said in chat:
         messages += [HumanMessage(content=said.asked), AIMessage(content=said.answer)]
     return [*messages, HumanMessage(content=step)]
