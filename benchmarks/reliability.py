@@ -31,6 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from turn_latency import SCRIPTED_OVERRIDES
+
 from empathygraph import Empathizer
 from empathygraph.backbones import RetryPolicy, wrap_chat_model
 from empathygraph.backbones.faults import FaultPlan, with_faults
@@ -57,7 +59,7 @@ def fault_run(turns: int, rate: float, db: Path, seed: int = 17) -> dict[str, ob
     """Conversations of three turns through a backbone with ``rate`` faults (drawn from ``seed``);
     what became of each turn."""
     config = load_config(None, [f"sessions.db={db}", "generators.speech=none", "generators.avatar=none",
-                                "perception.text_emotion=false", "agents.strategy_label=auto"])
+                                "perception.text_emotion=false", "agents.strategy_label=auto", *SCRIPTED_OVERRIDES])
     backbone = with_faults(wrap_chat_model(scripted()), FaultPlan(rate=rate, seed=seed, slow_s=0.5, timeout_s=1.0))
     backbone.retry = RetryPolicy(retries=config.backbone.retries, backoff_s=0.25)
     empathizer = Empathizer(config, backbone=backbone)
@@ -121,7 +123,8 @@ def kill_run(folder: Path) -> dict[str, object]:
         broken += found.broken
         if found.interrupted is not None:
             empathizer = Empathizer(load_config(None, [f"sessions.db={db}", "generators.speech=none",
-                                                      "generators.avatar=none", "perception.text_emotion=false"]),
+                                                      "generators.avatar=none", "perception.text_emotion=false",
+                                                      *SCRIPTED_OVERRIDES]),
                                     backbone=wrap_chat_model(scripted()))
             empathizer.resume(crash.SESSION)
             resumed += [entry.user for entry in empathizer.history(crash.SESSION)] == crash.MESSAGES

@@ -25,7 +25,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from serve_client import REPO, TimedTurn, free_port, serve_command, served, timed_turn
-from turn_latency import INSTANT_SCRIPT, TURNS
+from turn_latency import INSTANT_SCRIPT, SCRIPTED_OVERRIDES, TURNS
 
 
 def serve_scripted(port: int, workdir: Path) -> None:
@@ -39,7 +39,8 @@ def serve_scripted(port: int, workdir: Path) -> None:
 
     config = load_config(overrides=[f"sessions.db={workdir / 'scripted.sqlite'}", f"serve.media_dir={workdir}",
                                     "serve.concurrency=8", "serve.warm_up=false", "perception.text_emotion=false",
-                                    "safety.classifier=false", "generators.speech=none", "generators.avatar=none"])
+                                    "safety.classifier=false", "generators.speech=none", "generators.avatar=none",
+                                    *SCRIPTED_OVERRIDES])
     empathizer = Empathizer(config, backbone=wrap_chat_model(ScriptedChatModel(script=INSTANT_SCRIPT)))
     uvicorn.run(create_app(config, empathizer=empathizer), host="127.0.0.1", port=port, log_level="warning")
 

@@ -52,6 +52,8 @@ WARM_UP = "I lost my wallet on the train this morning and I feel so stupid."
 DECODE_PROMPT = "Write a long, calm story about a lighthouse keeper who finds an old letter in a bottle."
 DECODE_TOKENS = 100
 
+# The instant scripts copy a cause quote ("I") instead of picking one of the message's clauses (the default).
+SCRIPTED_OVERRIDES = ["agents.cause_quote=free"]
 INSTANT_SCRIPT = {
     "LabelledCauseDraft": {"scenario": "an event", "emotion": "sad", "quote": "I", "intensity": "medium"},
     "CauseDraft": {"scenario": "an event", "quote": "I", "intensity": "medium"},
@@ -139,7 +141,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "sessions.sqlite")
         # The framework alone: no perception models (text emotion, the risk classifier).
-        scripted = Empathizer(config(db, overrides=["safety.classifier=false"]),
+        scripted = Empathizer(config(db, overrides=["safety.classifier=false", *SCRIPTED_OVERRIDES]),
                               backbone=wrap_chat_model(ScriptedChatModel(script=INSTANT_SCRIPT)))
         scripted.toolbox.config.text_emotion = False
         scripted.respond(WARM_UP, session_id="warm")

@@ -55,7 +55,8 @@ def test_config(**sections: Any) -> Config:
     """A config for unit tests: in-memory sessions, no media, no model downloads."""
     data: dict[str, Any] = {
         "sessions": {"db": ":memory:"},
-        "agents": {"strategy_label": "llm", "reflection_llm": "always"},
+        # The scripts copy their cause quotes freely (the default picks one of the message's clauses: test_quotes.py).
+        "agents": {"strategy_label": "llm", "reflection_llm": "always", "cause_quote": "free"},
         "perception": {"text_emotion": False},
         "safety": {"classifier": False, "acknowledgment": "llm"},  # the LLM path is the one with rules to test
         "generators": {"speech": "none", "avatar": "none"},

@@ -41,9 +41,10 @@ class AgentsConfig(BaseModel):
         description="when the LLM names the emotion, it chooses among the classifier's top N (0: all 32)",
     )
     cause_quote: Literal["free", "clause"] = Field(
-        default="free",
-        description="free: the LLM copies words of the message and a misquote is re-asked; "
-        "clause: decoding is constrained to one of the message's clauses (never a misquote; for weak models)",
+        default="clause",
+        description="clause: decoding is constrained to one of the message's clauses (never a misquote, and drafted "
+        "once its first words are unique: ~0.7 s sooner a turn on 2 cores); free: the LLM copies words of the "
+        "message and a misquote is re-asked",
     )
     strategy_label: Literal["auto", "prior", "llm"] = Field(
         default="prior",

@@ -3,8 +3,9 @@
 The label comes from the text classifier when it is confident (a small LLM is a
 poorer 32-way classifier than a trained head); else, by policy, from the LLM under an
 enum constraint or from fusing the classifier's top labels with the LLM's likelihood
-of each (``emotion_fusion``). The LLM always describes the event and quotes the cause; the quote is
-checked against the user's words and re-asked once if it is not a real quote.
+of each (``emotion_fusion``). The LLM always describes the event and quotes the cause: by default it
+picks one of the message's clauses (decoding constrained to them); with ``cause_quote: free`` it copies
+words, which are checked against the user's words and re-asked once if they are not a real quote.
 """
 
 from __future__ import annotations
