@@ -242,11 +242,16 @@ _LISTENER_FIRST_PERSON = re.compile(
 )
 
 
+def _questions(reply: str) -> list[str]:
+    """The questions of ``reply``, normalised, each from the end of the sentence before it to its "?"."""
+    return re.findall(r"[^.!?]*\?", normalize(reply))
+
+
 def asks_as_them(reply: str) -> str | None:
     """A question asked in the person's voice: the last clause of a question says "I/me/my" or "we/us/our" and
     never "you" ("What's making it so difficult for me to focus?", "What can I do to apologize?", "How about we
     go out for a meal together?"). On the human listeners' replies of ED valid it fires on 14 of 5,738 turns."""
-    for question in re.findall(r"[^.!?]*\?", normalize(reply)):
+    for question in _questions(reply):
         clause = _LISTENER_FIRST_PERSON.sub(" ", re.split(r"[,;:]", question)[-1])
         if _FIRST_PERSON.search(clause) and not _SECOND_PERSON.search(clause):
             return f'the question "{question.strip()}" is asked as if you were them; ask them, with "you"'
@@ -358,7 +363,7 @@ def asks_about_someone_unnamed(reply: str, user_words: str) -> str | None:
     a boss asked after when passed over for promotion, a teacher after an exam); the graph's stored replies
     (issue 15's benchmark runs) in 2 of 183."""
     named = _people_named(user_words)
-    for question in re.findall(r"[^.!?]*\?", normalize(reply)):
+    for question in _questions(reply):
         for noun in _YOUR_SOMEONE.findall(question):
             if (person := _PERSON_OF_WORD.get(noun)) is not None and person not in named:
                 return (f'the question "{question.strip()}" asks about their {noun}, whom they never mentioned; '
