@@ -14,6 +14,9 @@
 
     PYTHONPATH=. python scripts/train_risk_probe.py --classifier-oow OOW.npz --out empathygraph/tools/data/risk_probe.npz
 
+Without ``--classifier-oow`` the thresholds are set on the train items of the writers the shipped
+classifier never trained on (its own scores there are out of writer), at the cost of fewer items.
+
 The layer and C were chosen out of writer (2026-12-02, writers a-p, three-seed classifier scores):
 false alarms at 0.98 recall of the averaged score 0.301 over the final states (C = 0.01; 0.285 at
 C = 0.03), 0.293 / 0.271 / 0.313 / 0.287 over layers 8 / 12 / 16 / 20 (C = 0.01), and over layer 12
@@ -106,6 +109,26 @@ def with_new_writers(oow: dict[str, float], messages: list[SafetyMessage], model
     return {**oow, **{m.id: float(s) for m, s in zip(missing, scores, strict=True)}}
 
 
+def calibration_scores(model: RiskModel, messages: list[SafetyMessage],
+                       oow_path: Path | None) -> tuple[list[SafetyMessage], dict[str, float], str]:
+    """The train messages the thresholds are set on, the encoder classifier's out-of-writer score of each, and
+    where those scores come from: every message with ``oow_path`` (the classifier's writer-fold scores), else
+    only those of writers the shipped classifier never trained on, scored by it (out of writer for it too).
+
+    Raises:
+        SystemExit: without ``oow_path``, the shipped classifier trained on every writer.
+    """
+    if oow_path is not None:
+        return messages, with_new_writers(classifier_oow(oow_path), messages, model), oow_path.name
+    seen = trained_writers(model.trained_on)
+    unseen = [m for m in messages if m.writer not in seen]
+    if not unseen:
+        raise SystemExit("the shipped classifier trained on every writer: pass --classifier-oow "
+                         "(train_risk_classifier.py --folds-only --save-oow)")
+    writers = ", ".join(sorted({m.writer for m in unseen}))
+    return unseen, with_new_writers({}, unseen, model), f"its own scores on writers {writers}, which it never trained on"
+
+
 def rates(scores: np.ndarray, risk: np.ndarray, threshold: float) -> dict:
     fired = scores >= threshold
     return {"recall": round(float(fired[risk].mean()), 3), "false_positive_rate": round(float(fired[~risk].mean()), 3)}
@@ -126,12 +149,11 @@ def set_meta(path: Path, compressed: bool, **keys: object) -> None:
 
 
 def record_plain_levels(averaged_plain: float, alone_plain: float, averaged: np.ndarray, encoder: np.ndarray,
-                        risk: np.ndarray, args: argparse.Namespace) -> None:
+                        risk: np.ndarray, plain_recall: float, source: str) -> None:
     """Write the plain levels (the probe's for the averaged score, the classifier's for its score alone) into the
     shipped files and print what they keep out of writer: the disclosures read as plain, the false alarms not."""
     probe_file, classifier_file = RISK_PROBE_PATH, RISK_TOP_PATH
-    why = (f"out-of-writer score keeping {args.plain_recall} of the train split's disclosures "
-           f"({args.classifier_oow.name} for the encoder's)")
+    why = f"out-of-writer score keeping {plain_recall} of the train split's disclosures (the encoder's: {source})"
     set_meta(probe_file, False, plain=round(averaged_plain, 4), plain_why=why)
     set_meta(classifier_file, True, plain=round(alone_plain, 4), plain_why=why)  # tuned tops are saved compressed
     shipped = {"averaged": (averaged, meta_of(probe_file)["threshold"]),
@@ -164,7 +186,9 @@ def main() -> None:
                              "classifier's files (which predate them); nothing is retrained")
     parser.add_argument("--folds", type=int, default=4,
                         help="writer groups for the probe's out-of-writer scores (as the classifier's --folds)")
-    parser.add_argument("--classifier-oow", type=Path, help="the encoder classifier's out-of-writer scores (.npz: ids, scores)")
+    parser.add_argument("--classifier-oow", type=Path,
+                        help="the encoder classifier's out-of-writer scores (.npz: ids, scores); without it the thresholds "
+                             "are set on the train items of the writers the shipped classifier never trained on")
     parser.add_argument("--states-only", action="store_true", help="only read the states into the cache")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -180,8 +204,6 @@ def main() -> None:
                  + [t for texts in everyday.values() for t in texts])
     if args.states_only:
         return
-    if args.classifier_oow is None:
-        raise SystemExit("--classifier-oow is needed to calibrate the averaged score")
 
     writers = sorted({m.writer for m in train})
     shape = (args.c, args.risk_weight, args.hidden, args.seeds, args.alpha)
@@ -191,15 +213,15 @@ def main() -> None:
         held = [m for m in messages if m.writer in group]
         probe_oow.update(zip([m.id for m in held], probe_scores(fitted, cache, [m.text for m in held]), strict=True))
     model = RiskModel(SentenceEncoder())
-    encoder_oow = with_new_writers(classifier_oow(args.classifier_oow), messages, model)
-    risk = np.array([m.risk for m in messages])
-    encoder = np.array([encoder_oow[m.id] for m in messages])
-    averaged = (encoder + np.array([probe_oow[m.id] for m in messages])) / 2
+    calibration, encoder_oow, source = calibration_scores(model, messages, args.classifier_oow)
+    risk = np.array([m.risk for m in calibration])
+    encoder = np.array([encoder_oow[m.id] for m in calibration])
+    averaged = (encoder + np.array([probe_oow[m.id] for m in calibration])) / 2
     recalls = (args.recall, args.gray_recall, args.plain_recall)
     threshold, gray, plain = risk_script.levels(averaged, risk, *recalls)
     alone, _, alone_plain = risk_script.levels(encoder, risk, *recalls)
     if args.plain_only:
-        record_plain_levels(plain, alone_plain, averaged, encoder, risk, args)
+        record_plain_levels(plain, alone_plain, averaged, encoder, risk, args.plain_recall, source)
         return
     result = {"threshold": round(threshold, 4), "gray": round(gray, 4), "plain": round(plain, 4),
               "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
@@ -225,7 +247,7 @@ def main() -> None:
     readout += " over " + (f"layer {cache.layer}'s outputs" if cache.layer is not None else "the final states")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
                   f"first messages; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the mean "
-                  f"with the encoder classifier ({args.classifier_oow.name})")
+                  f"with the encoder classifier ({source})")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))
     if args.out:

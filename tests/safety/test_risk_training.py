@@ -92,3 +92,16 @@ def test_items_of_writers_the_classifier_never_saw_are_scored_by_it(script, prob
 def test_a_trained_writers_item_missing_from_the_out_of_writer_file_is_refused(script, probe_script) -> None:
     with pytest.raises(SystemExit, match="trained on"):
         probe_script.with_new_writers({}, [script.negative("b-1", "text", "", "b")], _Classifier)
+
+
+def test_without_an_out_of_writer_file_only_writers_the_classifier_never_saw_calibrate(script, probe_script) -> None:
+    known, new = script.negative("a-1", "old", "", "a"), script.negative("q-1", "a new writer's message", "", "q")
+    items, scores, source = probe_script.calibration_scores(_Classifier, [known, new], None)
+    assert [m.id for m in items] == ["q-1"]
+    assert scores == {"q-1": pytest.approx(len(new.text) / 100)}
+    assert "writers q" in source
+
+
+def test_without_an_out_of_writer_file_a_classifier_trained_on_every_writer_is_refused(script, probe_script) -> None:
+    with pytest.raises(SystemExit, match="--classifier-oow"):
+        probe_script.calibration_scores(_Classifier, [script.negative("b-1", "text", "", "b")], None)
