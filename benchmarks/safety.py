@@ -7,7 +7,7 @@ comparison, ``screen_ms_median`` (patterns + classifier over the message and its
 sentences), the text-emotion tool's time on the same messages in the same run, and
 ``added_ms_median``: what the screen adds to a turn, which shares the encoder's pass over the
 message with text emotion. ``held_out_first_writers``: the same on the held-out items of the
-first training writers (a, b, d, e), the split earlier measurements used. ``exam``: the same on a writer held out whole. ``conversations``:
+first training writers (a, b, d, e), the split earlier measurements used; ``held_out_by_writer``: each training writer's held-out items. ``exam``: the same on a writer held out whole. ``conversations``:
 the held-out multi-turn conversations turn by turn, as a session sees them (earlier turns
 read together, careful mode after a disclosure; with ``--probe`` a later turn's probe state is
 read after the turns before it, as the turn's prompt shows them). ``everyday``: ordinary messages sent to the
@@ -320,6 +320,8 @@ def main() -> None:
         "probe_added_ms_median": round(1000 * statistics.median(probe_added), 1) if probe_added else None,
         **(probe_share(toolbox, screen_timing["added_ms_median"], probe_added) if args.probe else {}),
         "held_out_first_writers": rates_only(first),
+        "held_out_by_writer": {writer: rates_only([m for m in held_out if m.writer == writer])
+                               for writer in sorted({m.writer for m in held_out})},
         "exam": score_messages(assess, exam),
         "exam_by_writer": {writer: rates_only([m for m in exam if m.writer == writer])
                            for writer in sorted({m.writer for m in exam})},
