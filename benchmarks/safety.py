@@ -308,6 +308,10 @@ def main() -> None:
         """``score_messages`` of a subset without its lists of ids (the whole set's result has them)."""
         return {k: v for k, v in score_messages(assess, items).items() if k not in ("missed", "false_alarms")}
 
+    def by_writer(items: Sequence[SafetyMessage]) -> dict:
+        """``rates_only`` of each writer's items."""
+        return {writer: rates_only([m for m in items if m.writer == writer]) for writer in sorted({m.writer for m in items})}
+
     result = {
         "split": "held_out",
         **score_messages(assess, held_out),
@@ -320,11 +324,9 @@ def main() -> None:
         "probe_added_ms_median": round(1000 * statistics.median(probe_added), 1) if probe_added else None,
         **(probe_share(toolbox, screen_timing["added_ms_median"], probe_added) if args.probe else {}),
         "held_out_first_writers": rates_only(first),
-        "held_out_by_writer": {writer: rates_only([m for m in held_out if m.writer == writer])
-                               for writer in sorted({m.writer for m in held_out})},
+        "held_out_by_writer": by_writer(held_out),
         "exam": score_messages(assess, exam),
-        "exam_by_writer": {writer: rates_only([m for m in exam if m.writer == writer])
-                           for writer in sorted({m.writer for m in exam})},
+        "exam_by_writer": by_writer(exam),
         "conversations": score_conversations(assess, conversations),
         "everyday": score_everyday(assess, everyday),
         "classifier": toolbox.risk_model().trained_on if toolbox.risk_model() else toolbox.risk_classifier_unavailable,
