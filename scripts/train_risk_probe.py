@@ -130,6 +130,23 @@ def calibration_scores(model: RiskModel, messages: list[SafetyMessage],
     return unseen, with_new_writers({}, unseen, model), f"its own scores on writers {writers}, which it never trained on"
 
 
+def cached_probabilities(model: RiskModel) -> risk_script.ScoreTexts:
+    """The shipped tops' probabilities over the training script's cache of encoder states (layer ``start``,
+    float16, encoding only texts it lacks): seconds where the full encoder takes tens of minutes for the
+    reports, and the states the tops were trained on."""
+    cache = risk_script.StateCache(model.encoder, model.tops[0].info.start)
+
+    def score(texts: list[str]) -> np.ndarray:
+        cache.ensure(texts)
+        out = []
+        for k in range(0, len(texts), 64):
+            hidden, mask = cache.batch(texts[k : k + 64])
+            out.append(np.mean([top.probabilities(hidden, mask) for top in model.tops], axis=0))
+        return np.concatenate(out) if out else np.zeros((0, len(risk_script.LABELS)))
+
+    return score
+
+
 def rates(scores: np.ndarray, risk: np.ndarray, threshold: float) -> dict:
     fired = scores >= threshold
     return {"recall": round(float(fired[risk].mean()), 3), "false_positive_rate": round(float(fired[~risk].mean()), 3)}
@@ -193,6 +210,9 @@ def main() -> None:
                         help="without --classifier-oow: set the thresholds on the train items of the writers the shipped "
                              "classifier never trained on (fewer items)")
     parser.add_argument("--states-only", action="store_true", help="only read the states into the cache")
+    parser.add_argument("--classifier-states", action="store_true",
+                        help="score the reports' texts with the classifier over train_risk_classifier.py's cached "
+                             "encoder states (float16) instead of the full encoder")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -234,8 +254,10 @@ def main() -> None:
     fitted = fit_probe(cache, train + ed, *shape)
     shipped = model.thresholds.threshold
 
+    score_texts = cached_probabilities(model) if args.classifier_states else model.probabilities
+
     def classifier(texts: list[str]) -> np.ndarray:
-        return risk_script.message_scores(model.probabilities, [risk_script.negative("", t, "", "") for t in texts])[:, 0]
+        return risk_script.message_scores(score_texts, [risk_script.negative("", t, "", "") for t in texts])[:, 0]
 
     for name, items in checks.items():
         texts, truth = [m.text for m in items], np.array([m.risk for m in items])

@@ -85,6 +85,34 @@ def test_many_texts_are_scored_a_batch_at_a_time_with_the_same_result(script, tm
     assert model.probabilities([]).shape == (0, len(LABELS))
 
 
+@dataclass
+class EmbeddedStates(States):
+    embedding: np.ndarray
+
+
+class CachingEncoder(TinyEncoder):
+    """A ``TinyEncoder`` with what the training script's state cache also reads: a name and sentence embeddings."""
+
+    name = "tiny"
+
+    def states(self, texts: list[str]) -> EmbeddedStates:
+        found = super().states(texts)
+        return EmbeddedStates(found.hidden, found.mask, found.hidden[-1].mean(1).numpy())
+
+
+def test_the_probe_script_scores_cached_states_as_the_model_does(script, probe_script, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("EMPATHYGRAPH_HOME", str(tmp_path / "home"))
+    encoder = CachingEncoder()
+    script.save_ensemble(tmp_path / "risk_top.npz", [trained_like(encoder, 0), trained_like(encoder, 1)],
+                         start=2, meta=META)
+    model = RiskModel(encoder, tmp_path / "risk_top.npz")
+    texts = ["one", "a longer text", "three words here"]
+    cached = probe_script.cached_probabilities(model)
+    np.testing.assert_allclose(cached(texts), model.probabilities(texts), atol=2e-3)  # float16 states
+    assert list((tmp_path / "home" / "risk-states" / "tiny-2").glob("*.pt")), "the states were kept on disk"
+    assert cached([]).shape == (0, len(LABELS))
+
+
 def test_a_member_reading_another_layer_is_refused(script, tmp_path) -> None:
     encoder = TinyEncoder()
     script.save_ensemble(tmp_path / "risk_top.npz", [trained_like(encoder, 0), trained_like(encoder, 1)],
