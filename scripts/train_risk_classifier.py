@@ -186,6 +186,11 @@ def probabilities(top: TunedTop, cache: StateCache, texts: list[str]) -> np.ndar
     return np.concatenate(out) if out else np.zeros((0, len(LABELS)))
 
 
+def mean_probabilities(tops: list[TunedTop], cache: StateCache, texts: list[str]) -> np.ndarray:
+    """The mean of ``tops``' probabilities over the cached states of ``texts``: an ensemble read as the shipped model reads it."""
+    return np.mean([probabilities(top, cache, texts) for top in tops], axis=0)
+
+
 def message_scores(score_texts, items: list[SafetyMessage]) -> np.ndarray:
     """Per message, the highest probabilities over what the screen reads of it (``pieces``: the message, and the
     sentences of a long one)."""
@@ -407,7 +412,7 @@ def main() -> None:
             train(top, cache, items, args.epochs, args.lr, args.risk_weight, seed=seed)
             tops.append(top)
         fitted.append(tops)
-        return lambda texts: np.mean([probabilities(top, cache, texts) for top in tops], axis=0)
+        return lambda texts: mean_probabilities(tops, cache, texts)
 
     tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds, save_oow=args.save_oow)
     writers = sorted({m.writer for m in train_split})

@@ -138,11 +138,7 @@ def cached_probabilities(model: RiskModel) -> risk_script.ScoreTexts:
 
     def score(texts: list[str]) -> np.ndarray:
         cache.ensure(texts)
-        out = []
-        for k in range(0, len(texts), 64):
-            hidden, mask = cache.batch(texts[k : k + 64])
-            out.append(np.mean([top.probabilities(hidden, mask) for top in model.tops], axis=0))
-        return np.concatenate(out) if out else np.zeros((0, len(risk_script.LABELS)))
+        return risk_script.mean_probabilities([top.top for top in model.tops], cache, texts)
 
     return score
 
