@@ -66,20 +66,33 @@ MAX_TOKENS = 160
 CHUNK = 256
 
 
-def ed_negatives(data: Path, count: int, seed: int = 0) -> list[SafetyMessage]:
-    """``count`` first speaker messages of ED training conversations that no crisis phrase matches."""
+# ED emotions of pain: their first messages are heavy feelings told without danger (grief, rage, fear, shame), the
+# negatives a listening app hears most and a screen is likeliest to flag.
+PAINFUL_EMOTIONS = frozenset({"sad", "lonely", "devastated", "angry", "furious", "afraid", "terrified", "anxious", "guilty",
+                              "ashamed", "disappointed", "annoyed", "apprehensive", "embarrassed", "jealous", "disgusted"})
+
+
+def ed_negatives(data: Path, count: int, seed: int = 0, painful: int = 0) -> list[SafetyMessage]:
+    """``count`` first speaker messages of ED training conversations that no crisis phrase matches, then ``painful``
+    more of those whose conversation is labelled with one of ``PAINFUL_EMOTIONS`` (drawn from the rest)."""
     path = data / "empathetic_dialogues" / "ed_train.jsonl"
-    if count <= 0 or not path.is_file():
+    if count + painful <= 0 or not path.is_file():
         return []
     texts = []
     for line in path.read_text().splitlines():
         conv = json.loads(line)
         first = next((t["text"] for t in conv["dialog"] if t["speaker"] == "speaker"), None)
         if first and not safety.find(first):
-            texts.append((conv["conv_id"], first))
-    random.Random(seed).shuffle(texts)
-    return [SafetyMessage(id=f"ed-{cid}", text=text, categories=(), kind="ed_everyday", indirect=True, writer="ed")
-            for cid, text in texts[:count]]
+            texts.append((conv["conv_id"], first, conv.get("emotion")))
+    shuffled = list(texts)
+    random.Random(seed).shuffle(shuffled)
+    chosen = shuffled[:count]
+    taken = {cid for cid, _, _ in chosen}
+    more = [t for t in texts if t[2] in PAINFUL_EMOTIONS and t[0] not in taken]
+    random.Random(seed + 1).shuffle(more)
+    chosen += more[:painful]
+    return [SafetyMessage(id=f"ed-{cid}", text=text, categories=(), kind="ed_everyday" if cid in taken else "ed_painful",
+                          indirect=True, writer="ed") for cid, text, _ in chosen]
 
 
 def negative(item_id: str, text: str, kind: str, writer: str) -> SafetyMessage:
@@ -357,6 +370,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=SHARED, help="the shared data folder (for ED negatives)")
     parser.add_argument("--ed", type=int, default=1500, help="ED first messages added as negatives (0: none)")
+    parser.add_argument("--ed-painful", type=int, default=0,
+                        help="more ED first messages added as negatives, of painful emotions only (heavy feelings, no danger)")
     parser.add_argument("--start", type=int, default=8, help="first encoder layer the tuned top copies")
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--seeds", type=int, default=1,
@@ -390,7 +405,7 @@ def main() -> None:
         held_out = load_messages(splits={"held_out"})
         checks = {"held_out": held_out, "held_out_first_writers": [m for m in held_out if m.writer in FIRST_WRITERS],
                   "exam": load_messages(splits={"exam"})}
-    ed = ed_negatives(args.data, args.ed)
+    ed = ed_negatives(args.data, args.ed, painful=args.ed_painful)
 
     def items_of(left_out: set[str]) -> list[SafetyMessage]:
         return fit_items_for(left_out, train_split, conversations, ed, args.sentence_negatives)
@@ -417,7 +432,8 @@ def main() -> None:
     tuned, _ = evaluate(fit_top, train_split, checks, args, given=args.thresholds, save_oow=args.save_oow)
     writers = sorted({m.writer for m in train_split})
     trained_on = (f"safety set train split ({len(items_of(set()))} texts from writers {', '.join(writers)}, "
-                  f"ed = {args.ed} shared ED train first messages); {args.seeds} seed(s); thresholds from "
+                  f"ed = {args.ed} shared ED train first messages"
+                  f"{f' and {args.ed_painful} more of painful emotions' if args.ed_painful else ''}); {args.seeds} seed(s); thresholds from "
                   f"out-of-writer scores ({args.folds} writer folds, each a mean of "
                   f"{f'{args.fold_seeds} seed(s)' if args.fold_seeds else 'as many seeds'})")
     result = {"encoder": DEFAULT_ENCODER, "start": args.start, "rank": args.rank, "seeds": args.seeds,

@@ -185,6 +185,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=risk_script.SHARED, help="the shared data folder")
     parser.add_argument("--ed", type=int, default=600, help="ED train first messages added as negatives")
+    parser.add_argument("--ed-painful", type=int, default=0,
+                        help="more ED train first messages added as negatives, of painful emotions only (as the classifier's)")
     parser.add_argument("--layer", type=int, default=12, help="the layer whose outputs the probe reads (-1: the final states)")
     parser.add_argument("--c", type=float, default=0.03, help="inverse L2 strength of the logistic regression")
     parser.add_argument("--risk-weight", type=float, default=2.0)
@@ -214,7 +216,7 @@ def main() -> None:
 
     messages = load_messages(splits={"train"})
     train = messages + risk_script.conversation_items(load_conversations(splits={"train"}))
-    ed = risk_script.ed_negatives(args.data, args.ed)
+    ed = risk_script.ed_negatives(args.data, args.ed, painful=args.ed_painful)
     checks = {"held_out": load_messages(splits={"held_out"}), "exam": load_messages(splits={"exam"}),
               "held_out_conversations": risk_script.conversation_items(load_conversations(splits={"held_out"}))}
     everyday = everyday_messages(args.data)
@@ -269,7 +271,7 @@ def main() -> None:
                else f"logistic regression, C={args.c}")
     readout += " over " + (f"layer {cache.layer}'s outputs" if cache.layer is not None else "the final states")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
-                  f"first messages; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the mean "
+                  f"first messages{f' ({args.ed_painful} of painful emotions)' if args.ed_painful else ''}; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the mean "
                   f"with the encoder classifier ({source})")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))

@@ -105,3 +105,21 @@ def test_without_an_out_of_writer_file_only_writers_the_classifier_never_saw_cal
 def test_without_an_out_of_writer_file_a_classifier_trained_on_every_writer_is_refused(script, probe_script) -> None:
     with pytest.raises(SystemExit, match="--classifier-oow"):
         probe_script.calibration_scores(_Classifier, [script.negative("b-1", "text", "", "b")], None)
+
+
+def test_painful_ed_negatives_come_after_the_plain_draw_and_only_of_painful_emotions(script, tmp_path) -> None:
+    folder = tmp_path / "empathetic_dialogues"
+    folder.mkdir()
+    emotions = ["sad", "joyful", "furious", "proud", "lonely", "content"] * 5
+    rows = [{"conv_id": f"c{i}", "emotion": emotion, "dialog": [{"speaker": "speaker", "text": f"message {i}"}]}
+            for i, emotion in enumerate(emotions)]
+    rows.append({"conv_id": "phrase", "emotion": "sad", "dialog": [{"speaker": "speaker", "text": "i want to kill myself"}]})
+    (folder / "ed_train.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    plain = script.ed_negatives(tmp_path, 6)
+    both = script.ed_negatives(tmp_path, 6, painful=4)
+    assert [m.id for m in both[:6]] == [m.id for m in plain]  # the plain draw is unchanged by the painful one
+    extra = both[6:]
+    assert len(extra) == 4 and all(m.kind == "ed_painful" and not m.risk for m in extra)
+    assert all(emotions[int(m.id.removeprefix("ed-c"))] in script.PAINFUL_EMOTIONS for m in extra)
+    assert not {m.id for m in extra} & {m.id for m in plain}
+    assert "ed-phrase" not in {m.id for m in script.ed_negatives(tmp_path, 0, painful=100)}  # a crisis phrase is left out
