@@ -5,8 +5,8 @@ purpose) unless said: the train split (70% of each training writer's items by a 
 id or contrast pair); negative conversations' turns; the sentences of multi-sentence
 negatives (so a sentence scored alone is calibrated too); and ordinary first messages of the
 shared EmpatheticDialogues training split as extra negatives (any that a crisis phrase matches is
-left out rather than guessed). Reported: the held-out split (30% of each training writer) and
-the exam writer held out whole.
+left out rather than guessed; ``--ed-painful`` adds more of painful emotions only). Reported: the
+held-out split (30% of each training writer) and the exam writers held out whole.
 
 Model: the frozen all-mpnet-base-v2 runs once over every text and its token states after layer
 ``--start`` are cached on disk; copies of the layers above get LoRA deltas and retrained layer
