@@ -55,6 +55,7 @@ from empathygraph.eval.safety_set import (
     load_messages,
 )
 from empathygraph.paths import default_home
+from empathygraph.schemas import EMOTION_VALENCE_AROUSAL
 from empathygraph.tools import safety
 from empathygraph.tools.encoder_top import TopFile, TunedTop, save_top
 from empathygraph.tools.risk_classifier import CATEGORIES, LABELS, sentences
@@ -66,10 +67,10 @@ MAX_TOKENS = 160
 CHUNK = 256
 
 
-# ED emotions of pain: their first messages are heavy feelings told without danger (grief, rage, fear, shame), the
-# negatives a listening app hears most and a screen is likeliest to flag.
-PAINFUL_EMOTIONS = frozenset({"sad", "lonely", "devastated", "angry", "furious", "afraid", "terrified", "anxious", "guilty",
-                              "ashamed", "disappointed", "annoyed", "apprehensive", "embarrassed", "jealous", "disgusted"})
+# ED emotions of pain (negative valence in the project's circumplex placements): their first messages are heavy
+# feelings told without danger (grief, rage, fear, shame), the negatives a listening app hears most and a screen is
+# likeliest to flag.
+PAINFUL_EMOTIONS = frozenset(emotion.value for emotion, (valence, _) in EMOTION_VALENCE_AROUSAL.items() if valence < 0)
 
 
 def ed_negatives(data: Path, count: int, seed: int = 0, painful: int = 0) -> list[SafetyMessage]:
