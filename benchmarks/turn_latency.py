@@ -10,7 +10,10 @@ so turns do not see each other. No media is rendered.
 Absolute seconds differ between machines (and with other load on the same one), so the
 default model also decodes 100 plain tokens (no grammar, no drafts; the median of three,
 timed before and after the turns) and ``turn_over_decode100`` is the turn median over that
-time: a change to the graph moves it, a faster or busier machine moves both alike.
+time: a change to the graph moves it, a faster or busier machine moves both alike. A turn the risk
+screen sends to the crisis protocol is answered without the reply agents (about half the time), so
+a screen with fewer false alarms raises the median of the same turns: ``ordinary_turn_seconds_median``
+(and ``ordinary_over_decode100``) count only the turns the ordinary agents answered.
 """
 
 from __future__ import annotations
@@ -105,7 +108,7 @@ def decode_seconds(empathizer: Empathizer, tokens: int = DECODE_TOKENS, repeats:
 
 
 def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, object]:
-    first_tokens, seconds, calls, tokens = [], [], [], []
+    first_tokens, seconds, calls, tokens, ordinary = [], [], [], [], []
     per_agent: dict[str, list[float]] = defaultdict(list)
     for index, text in enumerate(texts):
         session = f"{tag}-{index}-{time.time_ns()}"
@@ -114,11 +117,14 @@ def measure(empathizer: Empathizer, texts: list[str], tag: str) -> dict[str, obj
         seconds.append(result.seconds)
         calls.append(result.llm_calls)
         tokens.append(result.tokens.total)
+        if result.plan is None or not result.plan.safety_protocol:
+            ordinary.append(result.seconds)
         for step in result.steps:
             per_agent[step.step].append(step.latency_s)
     return {
         "turn_seconds_median": round(statistics.median(seconds), 3),
         "turn_seconds": [round(s, 2) for s in seconds],
+        "ordinary_turn_seconds_median": round(statistics.median(ordinary), 3) if ordinary else None,
         "reply_first_token_seconds": round(statistics.median(first_tokens), 3),
         "llm_calls_per_turn": statistics.median(calls),
         "tokens_per_turn": statistics.median(tokens),
@@ -156,6 +162,9 @@ def main() -> None:
             decode += decode_seconds(default)
             main_run["decode100_seconds"] = [round(t, 3) for t in decode]
             main_run["turn_over_decode100"] = round(main_run["turn_seconds_median"] / statistics.median(decode), 3)
+            if main_run["ordinary_turn_seconds_median"] is not None:
+                main_run["ordinary_over_decode100"] = round(
+                    main_run["ordinary_turn_seconds_median"] / statistics.median(decode), 3)
             peak_rss_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
             del default
 
@@ -169,6 +178,8 @@ def main() -> None:
     report = {
         "turn_seconds_median": main.get("turn_seconds_median"),
         "turn_over_decode100": main.get("turn_over_decode100"),
+        "ordinary_turn_seconds_median": main.get("ordinary_turn_seconds_median"),
+        "ordinary_over_decode100": main.get("ordinary_over_decode100"),
         "decode100_seconds": main.get("decode100_seconds"),
         "turn_seconds_median_fast": fast_run["turn_seconds_median"] if fast_run else None,
         "reply_first_token_seconds": main.get("reply_first_token_seconds"),
