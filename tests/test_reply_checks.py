@@ -130,6 +130,13 @@ def test_a_reply_that_retells_the_message_as_theirs_is_found():
     assert "The spreadsheet is causing me so much anxiety." in found
     assert speaks_as_them("The spreadsheet must be making you miserable.", spreadsheet) is None
     assert speaks_as_them("The spreadsheet again? I'd scream too.", spreadsheet) is None  # a question; their own
+    barking = "The neighbour's dog barks from 5am every single day and I haven't slept properly in weeks."
+    assert "I feel annoyed." in speaks_as_them("I feel annoyed.", barking)
+    assert "causing me" in speaks_as_them("It's causing me a lot of anxiety. What now?", "Driving test tomorrow.")
+    assert speaks_as_them("I'm so sorry, weeks without sleep is brutal.", barking) is None
+    assert speaks_as_them("I'd be annoyed too. How long has it gone on?", barking) is None  # the listener's own
+    assert speaks_as_them("I'm terrified of dogs myself.", barking) is None  # the listener's own fear
+    assert speaks_as_them("I feel so sad for you.", barking) is None  # said to them
 
 
 def test_replies_are_held_from_opening_with_i_or_my():
@@ -204,6 +211,8 @@ def test_advice_counts_only_where_the_strategy_gives_none():
     "The boss's anger was intense. What can I do to apologize?",
     "Oh no, how do I get through tonight?",
     "Oh no, that's so sad! How about we go out for a meal together?",  # a listener on a screen goes nowhere
+    "It's a lot. Do you think I should take another test?",  # asks the listener what the person should do
+    "What should I do now?",
 ])
 def test_a_question_in_their_voice_is_found(reply):
     assert asks_as_them(reply)
@@ -216,6 +225,8 @@ def test_a_question_in_their_voice_is_found(reply):
     "Do you want to tell me more about it?",
     "That sounds rough. What can I do to help?",
     "I wonder what changed?",
+    "How can I help?",
+    "Do you think you'll try again?",
     "A blank mind the night before is awful. Nothing to ask, I'm just here.",
 ])
 def test_questions_the_listener_asks_them_pass(reply):
@@ -268,6 +279,7 @@ def test_a_reply_in_the_analysis_voice_is_refused_but_the_person_they_speak_of_i
      "What's making it so difficult for you to focus and stay calm?"),
     ("What can I do to apologize?", "What can you do to apologize?"),
     ("Am I wrong to miss him this much?", "Are you wrong to miss him this much?"),
+    ("Do you think I should take another test?", "Do you think you should take another test?"),
     ("How about we go out for a meal together?", None),  # asked of them, "we" would change what is asked
     ("What was his name?", None),
     ("My mind goes blank.", None),

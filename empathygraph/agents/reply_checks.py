@@ -219,18 +219,40 @@ def _their_thing_on_me(reply: str, user_words: str) -> str | None:
     return None
 
 
+# A sentence that tells a hard feeling as the speaker's own, in a reply that never says "you": "I feel annoyed." and
+# "It's causing me a lot of anxiety." (the embedded model's answers to a barking dog and a third driving test). On the
+# 45,990 ED train and valid listener turns it fires 23 times, nearly all the listener's own fears ("I'm terrified of
+# snakes"), which "of" and "afraid to ask" leave out here.
+_HARD_FEELING = (r"(?:anxious|worried|nervous|scared|afraid|annoyed|angry|furious|sad|stressed|upset|frustrated|lonely|"
+                 r"guilty|ashamed|embarrassed|disappointed|devastated|terrified|hopeless|overwhelmed|panicked|hurt|"
+                 r"heartbroken|miserable)")
+_FEELS_AS_THEM = re.compile(
+    r"^\W*(?:(?:i\s+(?:feel|am)|i'm)\s+(?:feeling\s+)?(?:so\s+|really\s+|very\s+|a\s+bit\s+|quite\s+)?"
+    + _HARD_FEELING + r"\b(?!\s+(?:of|to\s+ask|for|about\s+(?:you|that|this|it))\b)"
+    r"|(?:it'?s|it\s+is|this\s+is|that'?s)\s+(?:causing|making|giving)\s+me\b)"
+)
+
+
+def _feels_as_them(reply: str) -> str | None:
+    """A sentence of a reply that never says "you" telling a hard feeling as the speaker's own ("I feel annoyed.")."""
+    if says_you(reply):
+        return None
+    return next((s.strip() for s in split_sentences(reply) if _FEELS_AS_THEM.search(normalize(s).strip())), None)
+
+
 def speaks_as_them(reply: str, user_words: str) -> str | None:
     """The reply retells the message as if it were them: "my <thing>" of a thing the person called theirs,
     three words of theirs that start with "I" ("I cried at", "I can't sleep"; 21 of 5,738 human listener turns
     of ED valid share such a run with the message before them, mostly agreeing: "I love cheese"), or a thing of
-    theirs acting on "me" in a reply without "you" (6 of the 5,738: "The dentist makes me a bit nervous")."""
+    theirs acting on "me" in a reply without "you" (6 of the 5,738: "The dentist makes me a bit nervous"), or a hard
+    feeling told as the speaker's own in a reply without "you" ("I feel annoyed.")."""
     theirs = set(_MY.findall(normalize(user_words)))
     for thing in _MY.findall(normalize(reply)):
         if thing in theirs:
             return f'the reply says "my {thing}" as if it were them; speak to them about their {thing}'
     if runs := _first_person_runs(reply) & _first_person_runs(user_words):
         return f'the reply says "{" ".join(min(runs))}" as if it were them; speak to them about what they told you'
-    if sentence := _their_thing_on_me(reply, user_words):
+    if sentence := _their_thing_on_me(reply, user_words) or _feels_as_them(reply):
         return f'the reply says "{sentence}" as if it were them; speak to them ("you") about what they told you'
     return None
 
@@ -247,13 +269,20 @@ def _questions(reply: str) -> list[str]:
     return re.findall(r"[^.!?]*\?", normalize(reply))
 
 
+# A question asking the listener what the person should do, in the person's voice ("Do you think I should take
+# another test?" to someone with a third driving test tomorrow): 4 of the 45,990 ED train and valid listener turns.
+_ASKS_GUIDANCE = re.compile(r"\b(?:(?:do|would)\s+you\s+think\s+i\s+(?:should|could|can|will|need)|(?:should|shall)\s+i|"
+                            r"what\s+(?:should|can|could)\s+i\s+do(?!\s+to\s+help)|how\s+(?:should|can|could)\s+i(?!\s+help))\b")
+
+
 def asks_as_them(reply: str) -> str | None:
     """A question asked in the person's voice: the last clause of a question says "I/me/my" or "we/us/our" and
     never "you" ("What's making it so difficult for me to focus?", "What can I do to apologize?", "How about we
-    go out for a meal together?"). On the human listeners' replies of ED valid it fires on 14 of 5,738 turns."""
+    go out for a meal together?"), or one that asks what "I" should do ("Do you think I should take another test?").
+    On the human listeners' replies of ED valid it fires on 14 of 5,738 turns."""
     for question in _questions(reply):
         clause = _LISTENER_FIRST_PERSON.sub(" ", re.split(r"[,;:]", question)[-1])
-        if _FIRST_PERSON.search(clause) and not _SECOND_PERSON.search(clause):
+        if (_FIRST_PERSON.search(clause) and not _SECOND_PERSON.search(clause)) or _ASKS_GUIDANCE.search(clause):
             return f'the question "{question.strip()}" is asked as if you were them; ask them, with "you"'
     return None
 
