@@ -241,6 +241,8 @@ def test_a_thing_from_the_system_prompt_examples_they_never_mentioned_is_borrowe
     nan = "my nan keeps saying she's ready to go when her knees hurt, how do I cheer her up"
     assert borrows_example("What's happening with your grandma's knee pain?", nan) is None  # their nan, in other words
     assert borrows_example("Did your flatmate help?", "My roommate moved out.") is None
+    assert "lunch" in borrows_example("How about we talk about your lunch?", "I keep comparing myself to classmates.")
+    assert borrows_example("Did you get to eat lunch at all?", "Worked through lunch again today.") is None
 
 
 def test_the_new_checks_send_a_whole_reply_back():

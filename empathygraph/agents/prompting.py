@@ -55,8 +55,11 @@ REPLY_EXAMPLES: tuple[tuple[str, str], ...] = (
 # What each example is about: a reply that brings one of these up when the person did not (greeted with
 # "hello", the 1.5B model asked "What's happening with Milo?") answers the examples, not them.
 REPLY_EXAMPLE_TOPICS: frozenset[str] = frozenset({
-    "grandma", "recipe", "card", "handwriting", "margin", "flat", "viewing", "milo", "flatmate", "sauce",
-})  # only the examples' own things: "boss", "vet" or "lunch" are fair questions to many messages
+    "grandma", "recipe", "card", "handwriting", "margin", "flat", "viewing", "milo", "flatmate", "sauce", "lunch",
+    "presentation",
+})  # the examples' own things: "boss" or "vet" are fair questions to many messages (the ED listeners bring up a
+# boss unmentioned in 65 of 45,990 turns, a vet in 23, lunch in 15, a presentation in 2; the embedded model asked
+# "How about we talk about your lunch?" and after "the presentation you practised for a week" when neither was theirs)
 REPLY_STYLE = "\n".join(["", REPLY_RULES, *(f'Person: "{said}"\nListener: "{reply}"' for said, reply in REPLY_EXAMPLES)])
 SYSTEM_PROMPT = LISTENER + REPLY_STYLE
 
