@@ -213,6 +213,7 @@ def test_advice_counts_only_where_the_strategy_gives_none():
     "Oh no, that's so sad! How about we go out for a meal together?",  # a listener on a screen goes nowhere
     "It's a lot. Do you think I should take another test?",  # asks the listener what the person should do
     "What should I do now?",
+    "Do you think I'll miss it?",
 ])
 def test_a_question_in_their_voice_is_found(reply):
     assert asks_as_them(reply)
