@@ -136,6 +136,7 @@ def test_a_reply_that_retells_the_message_as_theirs_is_found():
     assert speaks_as_them("I'm so sorry, weeks without sleep is brutal.", barking) is None
     assert speaks_as_them("I'd be annoyed too. How long has it gone on?", barking) is None  # the listener's own
     assert speaks_as_them("I'm terrified of dogs myself.", barking) is None  # the listener's own fear
+    assert speaks_as_them("Oh no! I'm so sad to hear that.", barking) is None
     assert speaks_as_them("I feel so sad for you.", barking) is None  # said to them
 
 

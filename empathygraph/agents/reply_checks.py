@@ -221,14 +221,14 @@ def _their_thing_on_me(reply: str, user_words: str) -> str | None:
 
 # A sentence that tells a hard feeling as the speaker's own, in a reply that never says "you": "I feel annoyed." and
 # "It's causing me a lot of anxiety." (the embedded model's answers to a barking dog and a third driving test). On the
-# 45,990 ED train and valid listener turns it fires 23 times, nearly all the listener's own fears ("I'm terrified of
-# snakes"), which "of" and "afraid to ask" leave out here.
+# 45,990 ED train and valid listener turns it fires 6 times, the listener's own ("I'm ashamed to say I don't follow
+# politics"); "of ..." ("I'm terrified of snakes"), "sad to hear that" and "afraid to ask" are left out.
 _HARD_FEELING = (r"(?:anxious|worried|nervous|scared|afraid|annoyed|angry|furious|sad|stressed|upset|frustrated|lonely|"
                  r"guilty|ashamed|embarrassed|disappointed|devastated|terrified|hopeless|overwhelmed|panicked|hurt|"
                  r"heartbroken|miserable)")
 _FEELS_AS_THEM = re.compile(
     r"^\W*(?:(?:i\s+(?:feel|am)|i'm)\s+(?:feeling\s+)?(?:so\s+|really\s+|very\s+|a\s+bit\s+|quite\s+)?"
-    + _HARD_FEELING + r"\b(?!\s+(?:of|to\s+ask|for|about\s+(?:you|that|this|it))\b)"
+    + _HARD_FEELING + r"\b(?!\s+(?:of|to\s+(?:ask|hear|see|say|read)|for|about\s+(?:you|that|this|it))\b)"
     r"|(?:it'?s|it\s+is|this\s+is|that'?s)\s+(?:causing|making|giving)\s+me\b)"
 )
 
