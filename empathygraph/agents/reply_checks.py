@@ -205,10 +205,8 @@ _THEIR_THING_FIRST = re.compile(r"^\W*(?:the|this|that|these|those|my)\s+([a-z][
 
 
 def _their_thing_on_me(reply: str, user_words: str) -> str | None:
-    """A statement, in a reply that never says "you", about a thing they mentioned acting on "me": "The
-    spreadsheet is causing me so much anxiety." to "this spreadsheet is going to be the death of me"."""
-    if says_you(reply):
-        return None
+    """A statement about a thing they mentioned acting on "me": "The spreadsheet is causing me so much
+    anxiety." to "this spreadsheet is going to be the death of me" (read in replies that never say "you")."""
     theirs = {_stem(word) for word in words(user_words) if word not in ENGLISH_STOP_WORDS}
     for sentence in split_sentences(reply):
         said = normalize(sentence).strip()
@@ -234,9 +232,7 @@ _FEELS_AS_THEM = re.compile(
 
 
 def _feels_as_them(reply: str) -> str | None:
-    """A sentence of a reply that never says "you" telling a hard feeling as the speaker's own ("I feel annoyed.")."""
-    if says_you(reply):
-        return None
+    """A sentence telling a hard feeling as the speaker's own ("I feel annoyed."; read in replies that never say "you")."""
     return next((s.strip() for s in split_sentences(reply) if _FEELS_AS_THEM.search(normalize(s).strip())), None)
 
 
@@ -252,7 +248,7 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
             return f'the reply says "my {thing}" as if it were them; speak to them about their {thing}'
     if runs := _first_person_runs(reply) & _first_person_runs(user_words):
         return f'the reply says "{" ".join(min(runs))}" as if it were them; speak to them about what they told you'
-    if sentence := _their_thing_on_me(reply, user_words) or _feels_as_them(reply):
+    if not says_you(reply) and (sentence := _their_thing_on_me(reply, user_words) or _feels_as_them(reply)):
         return f'the reply says "{sentence}" as if it were them; speak to them ("you") about what they told you'
     return None
 
@@ -271,10 +267,11 @@ def _questions(reply: str) -> list[str]:
 
 # A question asking the listener what the person should do or how they will fare, in the person's voice ("Do you
 # think I should take another test?" to a third driving test tomorrow, "Do you think I'll miss it?" to a last day at
-# a bakery): 4 of the 45,990 ED train and valid listener turns, none of them "do you think I ...".
+# a bakery): 4 of the 45,990 ED train and valid listener turns, none of them "do you think I ...". It reads the clause
+# after ``_LISTENER_FIRST_PERSON`` is taken out, so "How can I help?" and "What can I do to help?" never reach it.
 _ASKS_GUIDANCE = re.compile(r"\b(?:(?:do|would|did)\s+you\s+think\s+i(?:'ll|'d|'m|'ve|\s+(?:should|could|can|will|would|need|"
                             r"am|was|might|made|did|have))|(?:should|shall)\s+i|"
-                            r"what\s+(?:should|can|could)\s+i\s+do(?!\s+to\s+help)|how\s+(?:should|can|could)\s+i(?!\s+help))\b")
+                            r"what\s+(?:should|can|could)\s+i\s+do|how\s+(?:should|can|could)\s+i)\b")
 
 
 def asks_as_them(reply: str) -> str | None:
