@@ -30,6 +30,7 @@ DEFAULT_SCRIPT: dict[str, Any] = {
     "StrategyDraft": {"goal": "comfort them", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort them"},
     "ResponseDraft": {"reply": "I'm so sorry your dog died. The house must feel so quiet without him."},
+    "FollowUpQuestion": {"question": "What was his name?"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
     "AcknowledgmentDraft": {"acknowledgment": "That sounds like so much pain to carry on your own."},
 }

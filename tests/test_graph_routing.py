@@ -123,7 +123,7 @@ def test_the_reply_task_spells_out_what_the_chosen_strategy_asks():
     assert "ask one short question about a detail they mentioned" in call.prompt
     # ... and holds the reply to one question, at its end, while it is decoded
     schema = call.options["response_format"]["json_schema"]["schema"]
-    from empathygraph.agents.response import QUESTION_PATTERN
+    from empathygraph.agents.reply_drafts import QUESTION_PATTERN
 
     assert schema["properties"]["reply"]["pattern"] == QUESTION_PATTERN
     assert re.match(QUESTION_PATTERN, "Oh, Milo. How old was he?") and not re.match(QUESTION_PATTERN, "How old? Why?")

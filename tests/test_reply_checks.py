@@ -141,7 +141,7 @@ def test_a_reply_that_retells_the_message_as_theirs_is_found():
 
 
 def test_replies_are_held_from_opening_with_i_or_my():
-    from empathygraph.agents.response import REPLY_PATTERN
+    from empathygraph.agents.reply_drafts import REPLY_PATTERN
 
     for blocked in ("I understand your loss.", "I see.", "It sounds hard.", "My goldfish died.", '"Quoted'):
         assert re.fullmatch(REPLY_PATTERN, blocked) is None
@@ -150,7 +150,7 @@ def test_replies_are_held_from_opening_with_i_or_my():
     # llama.cpp turns it into a grammar (it takes no "(?:" groups).
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from empathygraph.agents.response import ResponseDraft
+    from empathygraph.agents.reply_drafts import ResponseDraft
     from empathygraph.backbones.embedded import without_max_length
 
     assert '([^IM" ' in json_schema_to_gbnf(json.dumps(without_max_length(ResponseDraft.model_json_schema())))

@@ -128,7 +128,7 @@ def test_a_reply_cut_off_mid_json_keeps_its_complete_sentences_and_says_so():
 
 
 def test_cut_json_keeps_complete_sentences_of_its_last_field_and_reads_escapes():
-    from empathygraph.agents.response import ResponseDraft
+    from empathygraph.agents.reply_drafts import ResponseDraft
     from empathygraph.agents.structured import close_cut_json
 
     cut = '{"reply": "You said \\"never again\\". That hurts. And I'
@@ -193,16 +193,35 @@ def test_a_trimmed_question_reply_keeps_its_question():
     assert trim_to_sentences("What stung most about it all?", 3, keep_question=True) == "What stung most about it all?"
 
 
-def test_a_question_reply_is_one_text_and_one_that_asks_nothing_is_sent_back():
+def test_a_question_reply_that_asks_nothing_is_ended_with_a_question_asked_for_on_its_own():
     # One "reply" field for every strategy: the two-part {acknowledgment, question} answer read as
-    # "I understand ... What do you think about ...?"; reflection sends back a Question reply without one.
+    # "I understand ... What do you think about ...?". A Question reply without a question keeps its words
+    # and is asked only for a question to end it (a rewrite decoded the whole reply again).
     model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
-                     ResponseDraft=[{"reply": "That's a hard loss."}, {"reply": "That's a hard loss. What was he like?"}])
+                     ResponseDraft={"reply": "That's a hard loss."}, FollowUpQuestion={"question": "What was he like?"})
+    result = make_empathizer(model).respond("My dog died.")
+    [draft] = model.calls_for("ResponseDraft")
+    [follow_up] = model.calls_for("FollowUpQuestion")
+    assert '{"reply": "..."}' in draft.prompt and "acknowledgment" not in draft.prompt
+    assert follow_up.messages[:-2] == draft.messages
+    assert follow_up.messages[-2].content == '{"reply": "That\'s a hard loss."}'
+    assert result.plan.text == "That's a hard loss. What was he like?"
+    steps = [step.step for step in result.steps]
+    assert steps.index("follow_up_question") == steps.index("response") + 1 and "follow_up_question" in steps
+
+
+def test_a_question_dropped_by_the_checks_is_replaced_and_an_unusable_one_is_sent_back():
+    # The draft's stock question is left out and one asked for on its own ends the reply; when that one is
+    # unusable too, reflection sends the reply back for a rewrite as before.
+    model = scripted(StrategyDraft={"goal": "understand more", "strategy": "Question"},
+                     ResponseDraft=[{"reply": "That's a hard loss. How does that make you feel?"},
+                                    {"reply": "Oh, that's so hard. How old was he?"}],
+                     FollowUpQuestion=[{"question": "What do you think about it?"}])
     result = make_empathizer(model).respond("My dog died.")
     first, second = model.calls_for("ResponseDraft")
-    assert '{"reply": "..."}' in first.prompt and "acknowledgment" not in first.prompt
     assert "asks nothing" in second.prompt
-    assert result.plan.text == "That's a hard loss. What was he like?"
+    assert result.plan.text == "Oh, that's so hard. How old was he?"
+    assert len(model.calls_for("FollowUpQuestion")) == 1
 
 
 def test_a_long_question_reply_is_trimmed_before_its_question():

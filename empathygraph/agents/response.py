@@ -7,16 +7,20 @@ short and the face, voice and words consistent by construction.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field
 
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
+from empathygraph.agents.follow_up import VIEW as FOLLOW_UP
+from empathygraph.agents.follow_up import ask_follow_up
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import ReplyContext, asked_of_them, reply_context, reply_problems
+from empathygraph.agents.reply_drafts import draft_schema
 from empathygraph.agents.small_talk import REPLY_HINT, Pleasantry, pleasantry
 from empathygraph.agents.spec import AgentSpec
 from empathygraph.agents.steps import agent_record
@@ -26,6 +30,7 @@ from empathygraph.phrasing import split_sentences
 from empathygraph.schemas import AvatarProfile, ReplyScreen, ReplyVoice, ResponsePlan, Strategy
 from empathygraph.state import MergState
 from empathygraph.tools.emotion_examples import LabelledExample
+from empathygraph.trace.records import StepRecord
 
 TASK = (
     "the reply. Speak to them as a warm {age} {gender} listener. {how} {no_greeting}1 or 2 short sentences, "
@@ -69,39 +74,6 @@ REVISE = " A reply you wrote had this problem, so write a different one: {advice
 # cut here keeps its complete sentences (see ``close_cut_json``).
 MAX_TOKENS = 52
 
-
-# Held at decode time where the backbone constrains to the schema (llama.cpp grammars, vLLM):
-# the reply does not begin with "I" (nor a quote mark, backslash or space), which rules out the
-# "I understand / I see / I hear" openings the 1.5B model wrote for 89% of messages, nor with
-# "My", which it then used to retell the message as if it were the person ("My goldfish died,
-# and I'm devastated"); and it keeps out quote marks, whose escapes a pattern cannot spell. Not
-# validated: a reply from a backbone that cannot constrain still counts (reflection checks it).
-_OPENING = r'([^IM" \\?]|M[^y"\\?])'
-REPLY_PATTERN = r'^([^IM" \\]|M[^y"\\])[^"\\]*$'
-# A Question reply holds exactly one question mark, at its end: it asks one question, and the
-# reply is over once it has (unconstrained, the 1.5B model restated the message until the token
-# bound cut it off before any question, and its rewrite did the same).
-QUESTION_PATTERN = rf'^{_OPENING}[^"\\?]*\?$'
-
-
-class ResponseDraft(BaseModel):
-    """LLM output of the response step."""
-
-    reply: str = Field(min_length=1, max_length=1200, json_schema_extra={"pattern": REPLY_PATTERN})
-
-
-class QuestionDraft(ResponseDraft):
-    """LLM output of the response step for a Question reply (scripted models know it as ``ResponseDraft``)."""
-
-    reply: str = Field(min_length=1, max_length=1200, json_schema_extra={"pattern": QUESTION_PATTERN})
-
-
-QuestionDraft.__name__ = "ResponseDraft"
-
-
-def draft_schema(strategy: Strategy) -> type[ResponseDraft]:
-    """The reply's schema for ``strategy``."""
-    return QuestionDraft if strategy is Strategy.QUESTION else ResponseDraft
 
 
 def word_count(text: str) -> int:
@@ -217,13 +189,19 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         reply = trimmed
     # A sentence of the LLM's in a stock shape is left out rather than sent back: a rewrite costs a
     # full generation, and the 1.5B model often wrote the same shape again when asked to fix it.
+    steps = []
     if answer.parsed is not None:
+        context = turn_context(state)
         drafted = split_sentences(reply)
-        reply, dropped = drop_flagged_sentences(reply, turn_context(state))
+        reply, dropped = drop_flagged_sentences(reply, context)
         if dropped:
             notes.append("left out: " + " ".join(dropped))
         if asked := [sentence for sentence in split_sentences(reply) if sentence not in drafted]:
             notes.append("asked of them, not in their voice: " + " ".join(asked))
+        if asks and "?" not in reply:
+            reply, note, follow_up = end_with_question(reply, messages, context, runtime, state["rounds"])
+            notes.append(note)
+            steps.append(follow_up)
     if revising and reply == previous.text:
         notes.append("the rewrite came out the same as the reply it replaces")
     plan = ResponsePlan(
@@ -242,8 +220,24 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising, "examples": [[e.text, e.label] for e in examples]},
     )
-    return {"response": plan, "steps": [record], "chat": exchange("response", messages, answer.accepted)}
+    said = json.dumps({"reply": reply}) if steps else answer.accepted  # later steps see the reply as sent
+    return {"response": plan, "steps": [record, *steps], "chat": exchange("response", messages, said)}
+
+
+def end_with_question(reply: str, messages: list[BaseMessage], context: ReplyContext, runtime: Runtime[RunContext],
+                      round: int) -> tuple[str, str, StepRecord]:
+    """``reply`` (a Question reply that asks nothing) ended with a question asked for on its own, when the model
+    gives one the reply checks pass (else ``reply`` as it was, for reflection to send back); a note for the trace;
+    the follow-up's record."""
+    config = runtime.context.config.agents
+    question, record = ask_follow_up(runtime.context.backbone, messages, reply, repair_attempts=config.repair_attempts,
+                                     temperature=config.reply_temperature, round=round)
+    kept = mend_sentence(question, context) if question else None
+    if kept is None:
+        return reply, f"the reply asks nothing, and the question asked for on its own was not usable: {question}", record
+    ended = trim_to_sentences(f"{reply} {kept}", config.reply_max_words, keep_question=True)
+    return ended, f"the reply asked nothing; a question asked for on its own ends it: {kept}", record
 
 
 SPEC = AgentSpec(name="response", label="response agent", node=response_node, writes="response", output=ResponsePlan,
-                 reply_fields=("reply",), then="reflection")
+                 reply_fields=("reply",), then="reflection", substeps=(FOLLOW_UP,))

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from langchain_core.messages import HumanMessage
 
-from empathygraph.agents.response import ResponseDraft
+from empathygraph.agents.reply_drafts import ResponseDraft
 from empathygraph.agents.structured import ask
 from empathygraph.backbones import make_backbone, wrap_chat_model
 from empathygraph.backbones.config import BackboneConfig
