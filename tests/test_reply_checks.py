@@ -84,7 +84,9 @@ def test_stock_questions_are_found_and_specific_ones_pass():
     assert asks_stock_question("That is hard. What do you think about running 5k next?")
     assert asks_stock_question("How does that make you feel?")
     assert asks_stock_question("You're right, it's a stressful time. How do you think about your preparation?")
+    assert asks_stock_question("Great job! Do you have any other questions about your job or the workplace?")
     assert asks_stock_question("Which recipe did you stop at first?") is None
+    assert asks_stock_question("Did the questions on the exam surprise you?") is None
 
 
 def test_a_violent_word_of_theirs_handed_back_is_found():
