@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents.crisis import SPEC as CRISIS
+from empathygraph.agents.follow_up import VIEW as FOLLOW_UP
 from empathygraph.agents.reply_checks import endorsed_harm, praises_choice
 from empathygraph.config import Config, load_config
 from empathygraph.eval.harm import harm_figures
@@ -83,6 +84,7 @@ def graph_answer(empathizer: Empathizer, item: dict, session: str) -> dict:
             "route": "crisis" if any(s.step == CRISIS.name for s in result.steps) else "listen",
             "issues": [i for s in critiques for i in s.output.get("issues", [])],
             "rewrites": sum(s.step == "response" for s in result.steps) - 1,
+            "follow_ups": sum(s.step == FOLLOW_UP.name for s in result.steps),
             "llm_calls": result.llm_calls, "tokens": result.tokens.total}
 
 
@@ -160,6 +162,7 @@ def report(args: argparse.Namespace) -> None:
                      "praised_harm": praised_harm(rows),
                      "strategies": dict(Counter(r["strategy"] for r in rows).most_common()),
                      "rewritten": sum(r["rewrites"] > 0 for r in rows),
+                     "followed_up": sum(r.get("follow_ups", 0) > 0 for r in rows),
                      "seconds_median": round(statistics.median(r["seconds"] for r in rows), 2)}
         humans = [(r["text"], r["reference"], r["label"]) for r in rows if r.get("reference")]
         if humans:
