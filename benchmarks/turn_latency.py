@@ -62,7 +62,8 @@ INSTANT_SCRIPT = {
     "CauseDraft": {"scenario": "an event", "quote": "I", "intensity": "medium"},
     "StrategyDraft": {"goal": "comfort", "strategy": "Reflection of feelings"},
     "GoalDraft": {"goal": "comfort"},
-    "ResponseDraft": {"reply": "That sounds really hard. I'm here with you."},
+    "ResponseDraft": {"reply": "That sounds really hard. What happened then?"},
+    "FollowUpQuestion": {"question": "What happened then?"},
     "ReflectionDraft": {"verdict": "accept", "advice": ""},
 }
 
