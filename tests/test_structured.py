@@ -218,7 +218,7 @@ def test_a_question_dropped_by_the_checks_is_replaced_and_an_unusable_one_is_sen
                                     {"reply": "Oh, that's so hard. How old was he?"}],
                      FollowUpQuestion=[{"question": "What do you think about it?"}])
     result = make_empathizer(model).respond("My dog died.")
-    first, second = model.calls_for("ResponseDraft")
+    _first_draft, second = model.calls_for("ResponseDraft")
     assert "asks nothing" in second.prompt
     assert result.plan.text == "Oh, that's so hard. How old was he?"
     assert len(model.calls_for("FollowUpQuestion")) == 1
