@@ -26,6 +26,8 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "Oh, that's so sweet! What did they draw?",
     "You sound really excited about the pregnancy!",
     "Congratulations on getting through it.",
+    "That's a big change. I'm really excited but also scared.",
+    "I'm happy for you.",
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)
@@ -38,6 +40,7 @@ def test_delight_at_bad_news_is_found(reply: str) -> None:
     "That's such a hard goodbye.",
     "Oh no, that's so hard. How long did you have him?",
     "That's so funny, and so unfair. Did anyone notice?",
+    "I'm so sorry. Were you excited about the trip before this?",
 ])
 def test_care_for_bad_news_passes(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True) is None
