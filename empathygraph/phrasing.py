@@ -48,8 +48,10 @@ _GENERIC_QUESTIONS = [
                r"\s*\?"),
     re.compile(r"\bdo\s+you\s+want\s+to\s+talk\s+about\s+(?:it|that|this)\s*\?"),
     # a help desk's close, not a listener's (0 of 45,990 ED listener turns; the 1.5B model: "Do you have any
-    # other questions about life?", "... about your job or the workplace?")
+    # other questions about life?", "... about your job or the workplace?", "Is there anything else you'd like
+    # to know or talk about today?" to a eulogy to give)
     re.compile(r"\bdo\s+you\s+have\s+any\s+(?:other\s+|more\s+|further\s+)?questions?\b"),
+    re.compile(r"\banything\s+else\s+(?:you'd|you\s+would|you)\s+(?:like|want)\s+to\s+(?:know|ask|talk\s+about|share|discuss)\b"),
     # turns the talk away from what they just told: a listener's question is about them
     re.compile(r"(?:^|[.!?]\s+)(?:and\s+)?(?:how|what)\s+about\s+you\s*\?"),
 ]

@@ -86,7 +86,9 @@ def test_stock_questions_are_found_and_specific_ones_pass():
     assert asks_stock_question("You're right, it's a stressful time. How do you think about your preparation?")
     assert asks_stock_question("Great job! Do you have any other questions about your job or the workplace?")
     assert asks_stock_question("Which recipe did you stop at first?") is None
+    assert asks_stock_question("Is there anything else you'd like to know or talk about today?")
     assert asks_stock_question("Did the questions on the exam surprise you?") is None
+    assert asks_stock_question("Did anything else go wrong that day?") is None
 
 
 def test_a_violent_word_of_theirs_handed_back_is_found():
