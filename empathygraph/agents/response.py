@@ -75,7 +75,6 @@ REVISE = " A reply you wrote had this problem, so write a different one: {advice
 MAX_TOKENS = 52
 
 
-
 def word_count(text: str) -> int:
     return len(text.split())
 
