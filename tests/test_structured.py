@@ -194,6 +194,8 @@ def test_a_trimmed_question_reply_keeps_its_question():
 
 
 def test_a_question_reply_that_asks_nothing_is_ended_with_a_question_asked_for_on_its_own():
+    from empathygraph.graphs.registry import view
+
     # One "reply" field for every strategy: the two-part {acknowledgment, question} answer read as
     # "I understand ... What do you think about ...?". A Question reply without a question keeps its words
     # and is asked only for a question to end it (a rewrite decoded the whole reply again).
@@ -207,7 +209,8 @@ def test_a_question_reply_that_asks_nothing_is_ended_with_a_question_asked_for_o
     assert follow_up.messages[-2].content == '{"reply": "That\'s a hard loss."}'
     assert result.plan.text == "That's a hard loss. What was he like?"
     steps = [step.step for step in result.steps]
-    assert steps.index("follow_up_question") == steps.index("response") + 1 and "follow_up_question" in steps
+    assert steps.index("follow_up_question") == steps.index("response") + 1
+    assert view("follow_up_question").label == "follow-up question"  # the trace views know the step
 
 
 def test_a_question_dropped_by_the_checks_is_replaced_and_an_unusable_one_is_sent_back():
