@@ -28,6 +28,7 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "Congratulations on getting through it.",
     "That's a big change. I'm really excited but also scared.",
     "I'm happy for you.",
+    "That's a big change for you. I'm so happy you're making this decision.",
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)
@@ -41,6 +42,8 @@ def test_delight_at_bad_news_is_found(reply: str) -> None:
     "Oh no, that's so hard. How long did you have him?",
     "That's so funny, and so unfair. Did anyone notice?",
     "I'm so sorry. Were you excited about the trip before this?",
+    "I'm happy you told me. How long did you have him?",
+    "I'm so happy you're okay after the crash.",
 ])
 def test_care_for_bad_news_passes(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True) is None

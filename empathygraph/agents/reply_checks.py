@@ -138,16 +138,20 @@ def praises_choice(reply: str) -> str | None:
 # sweet!"): the embedded model's answers to a scratched car, kids' marker on a fresh wall and coming out to a mother
 # who left the room. Right for good news, wrong when the words read as bad news. "Funny" is left out: a mishap told
 # as a joke reads as bad news to the classifier and laughing along can be right. The listener's own delight counts too
-# ("I'm really excited but also scared." to an unplanned pregnancy): ED's human listeners say "I'm (so) excited /
-# thrilled / happy for you" in 183 of 23,180 turns of conversations with a positive label, 16 of 22,810 with a negative
-# one, and in none of their replies to the 1,465 first messages of ED valid read as bad news (benchmarks/bad_news.py).
+# ("I'm really excited but also scared." to an unplanned pregnancy; "I'm so happy you're making this decision." to a
+# best friend moved to Australia): ED's human listeners say "I'm (so) excited / thrilled / happy for you" in 183 of
+# 23,180 turns of conversations with a positive label, 16 of 22,810 with a negative one, and neither that nor "I'm happy
+# (that) you ..." (but "... you told me / you're okay") in their replies to the 1,465 first messages of ED valid read
+# as bad news (benchmarks/bad_news.py).
 _CHEERS = re.compile(
     r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
     r"fantastic|exciting|sweet|cute|lovely)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
     r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
     r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|"
     r"you\s+(?:sound|look|seem)\s+(?:so\s+|really\s+)?(?:happy|excited|thrilled|relieved|delighted|proud)|"
-    r"(?:i'?m|i\s+am)\s+(?:so\s+|really\s+|very\s+)?(?:excited|thrilled|happy\s+for\s+you))",
+    r"(?:i'?m|i\s+am)\s+(?:so\s+|really\s+|very\s+)?(?:excited|thrilled|happy\s+for\s+you|happy\s+(?:that\s+)?you"
+    r"(?!\s+(?:told|shared|reached|came|talked|called|wrote|said|opened|asked)\b|'?re\s+(?:ok|okay|safe|alright)\b|"
+    r"\s+are\s+(?:ok|okay|safe|alright)\b)))",
     re.IGNORECASE,
 )
 
