@@ -206,7 +206,7 @@ def test_a_question_reply_that_asks_nothing_is_ended_with_a_question_asked_for_o
     [follow_up] = model.calls_for("FollowUpQuestion")
     assert '{"reply": "..."}' in draft.prompt and "acknowledgment" not in draft.prompt
     assert follow_up.messages[:-2] == draft.messages
-    assert follow_up.messages[-2].content == '{"reply": "That\'s a hard loss."}'
+    assert follow_up.messages[-2].content == '{"reply":"That\'s a hard loss."}'  # as llama.cpp writes it
     assert result.plan.text == "That's a hard loss. What was he like?"
     steps = [step.step for step in result.steps]
     assert steps.index("follow_up_question") == steps.index("response") + 1

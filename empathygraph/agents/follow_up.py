@@ -28,9 +28,15 @@ TASK = ("Step: end your reply with one short question about a detail they mentio
 MAX_TOKENS = 32  # a question of ~15 words and its JSON
 
 
+def reply_json(reply: str) -> str:
+    """``reply`` as the response step's answer, spelled as a schema-constrained llama.cpp model writes it (no spaces,
+    no escapes of non-ASCII), so the KV cache of that answer still serves as far as the kept words go."""
+    return json.dumps({"reply": reply}, separators=(",", ":"), ensure_ascii=False)
+
+
 def follow_up_messages(messages: list[BaseMessage], reply_so_far: str) -> list[BaseMessage]:
     """The reply's own chat, its kept sentences as the model's answer, then the ask for a question."""
-    return [*messages, AIMessage(content=json.dumps({"reply": reply_so_far})), HumanMessage(content=TASK)]
+    return [*messages, AIMessage(content=reply_json(reply_so_far)), HumanMessage(content=TASK)]
 
 
 def ask_follow_up(backbone: Backbone, messages: list[BaseMessage], reply_so_far: str, *, repair_attempts: int,

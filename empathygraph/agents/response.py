@@ -7,7 +7,6 @@ short and the face, voice and words consistent by construction.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 
@@ -17,7 +16,7 @@ from langgraph.runtime import Runtime
 from empathygraph.agents.expression import avatar_directives, speech_style
 from empathygraph.agents.fallback import fallback_reply
 from empathygraph.agents.follow_up import VIEW as FOLLOW_UP
-from empathygraph.agents.follow_up import ask_follow_up
+from empathygraph.agents.follow_up import ask_follow_up, reply_json
 from empathygraph.agents.prompting import build_messages, exchange
 from empathygraph.agents.reply_checks import ReplyContext, asked_of_them, reply_context, reply_problems
 from empathygraph.agents.reply_drafts import draft_schema
@@ -219,7 +218,7 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising, "examples": [[e.text, e.label] for e in examples]},
     )
-    said = json.dumps({"reply": reply}) if steps else answer.accepted  # later steps see the reply as sent
+    said = reply_json(reply) if steps else answer.accepted  # later steps see the reply as sent
     return {"response": plan, "steps": [record, *steps], "chat": exchange("response", messages, said)}
 
 
