@@ -16,6 +16,7 @@ from empathygraph.agents.reply_checks import (
     asks_as_them,
     asks_for_tips,
     asks_stock_question,
+    asks_what_they_did,
     borrows_example,
     denies_their_feeling,
     echoed_harm,
@@ -187,6 +188,17 @@ def test_their_own_words_said_back_are_restating():
     assert restates("So you were seven when she wrote it to you.", "She wrote it to me when I was seven.")
     assert restates("A blank page the night before is the worst. Which topic scares you most?", said) is None
     assert restates("Your final is tomorrow? Which topic scares you most?", said) is None  # a detail picked up is fine
+
+
+def test_a_question_whether_they_did_what_they_told_is_found():
+    said = "I finally told my parents I'm switching from medicine to music. Dad hasn't spoken to me since."
+    assert asks_what_they_did("I'm glad you're choosing music. Have you told your parents yet?", said)
+    assert asks_what_they_did("So have you finally told your parents?", said)
+    assert asks_what_they_did("Have you told your sister yet?", said) is None  # someone they did not tell
+    assert asks_what_they_did("Have you talked to your dad since?", said) is None  # what came after
+    assert asks_what_they_did("How have you told them?", said) is None  # not a yes/no question
+    assert asks_what_they_did("Did you pass your exam?", "My mum promised me a car if I pass my exam.") is None
+    assert "asks whether they did" in " ".join(reply_problems("Have you told your parents yet?", ReplyContext(said)))
 
 
 @pytest.mark.parametrize(("reply", "advice"), [

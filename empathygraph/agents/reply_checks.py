@@ -3,8 +3,9 @@
 Each check returns what is wrong in a sentence the response agent can act on (it becomes
 the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B model fell
 into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
-question such as "what do you think about ...", their own words said back to them, a violent word of the person's taken
-literally ("what do you think about killing your brother?"), a plain "yes" to a request
+question such as "what do you think about ...", their own words said back to them, a question
+whether they did what they just said they did, a violent word of the person's taken literally
+("what do you think about killing your brother?"), a plain "yes" to a request
 to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
 says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
 can I do to apologize?"), a thing from the system prompt's examples they never mentioned, a
@@ -453,6 +454,28 @@ def restates(reply: str, user_words: str) -> str | None:
     return None
 
 
+# "Have you told your parents yet?" to "I finally told my parents ...": a yes/no question whether they have done
+# what they just said they did (the same word after "I", and the same thing done to). None of the 45,990 ED train
+# and valid listener turns asks one after the speaker's turn before it; 1 of 16 ordinary replies to fresh messages
+# did (2026-12-05). "Did you ..." is left alone: its verb is not the one they said ("did you pass your exam?" after
+# "if I pass my exam" asks what they did not tell).
+_ASKS_HAVE_YOU = re.compile(r"(?:^|[.!?,]\s*)(?:and\s+|so\s+|but\s+)?have\s+you\s+(?:already\s+|finally\s+|actually\s+)?"
+                            r"([a-z]+)\s+(?:(?:your|the|a|an|his|her|their|them|him)\s+)?([a-z]+)?[^.!?]*\?")
+
+
+def asks_what_they_did(reply: str, user_words: str) -> str | None:
+    """A question asking whether they have done what they told you they did ("Have you told your parents yet?")."""
+    theirs = normalize(user_words)
+    for match in _ASKS_HAVE_YOU.finditer(normalize(reply)):
+        done, thing = match.group(1), match.group(2)
+        if done in {"ever", "been", "had", "got", "thought", "tried", "talked", "considered"}:
+            continue  # "have you been / had / thought about ...": asks about something besides their act
+        if re.search(rf"\bi\s+(?:[a-z']+\s+){{0,2}}{done}\b", theirs) and (thing is None or re.search(rf"\b{thing}\b", theirs)):
+            return (f'the question "{match.group(0).strip(" .!,")}" asks whether they did what they just told you they '
+                    "did; ask about what it meant to them or what came after")
+    return None
+
+
 @dataclass(frozen=True)
 class ReplyContext:
     """What a reply is checked against: their words, the feeling labels the analysis read (never to be told
@@ -480,7 +503,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
-             restates(reply, words), asks_as_them(reply), borrows_example(reply, words),
+             restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"),
              None if context.advice_ok else gives_advice(reply),
