@@ -180,6 +180,10 @@ def test_the_graph_leaves_a_stock_question_out_of_its_reply():
     assert result.plan.text == "The house must feel so quiet without him."
     (record,) = [s for s in result.steps if s.step == "response"]
     assert "left out: What do you think about that?" in record.fallback
+    # The LLM critic after it reads the reply as it will be sent, not the draft with the stock question.
+    (critique,) = [s for s in result.steps if s.step == "reflection"]
+    answers = [m["content"] for m in critique.prompt if m["role"] == "ai"]
+    assert answers[-1] == '{"reply":"The house must feel so quiet without him."}'
 
 
 def test_their_own_words_said_back_are_restating():

@@ -218,7 +218,10 @@ def response_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
         fallback="; ".join(notes) or None,
         inputs={"revising": revising, "examples": [[e.text, e.label] for e in examples]},
     )
-    said = reply_json(reply) if steps else answer.accepted  # later steps see the reply as sent
+    # Later steps (a server's LLM critic) see the reply as it will be sent: the draft's own answer only where
+    # nothing of it was left out, trimmed or added (its words then come from the KV cache as written).
+    changed = answer.parsed is not None and reply != answer.parsed.reply.strip()
+    said = reply_json(reply) if steps or changed else answer.accepted
     return {"response": plan, "steps": [record, *steps], "chat": exchange("response", messages, said)}
 
 
