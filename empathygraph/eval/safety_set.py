@@ -22,7 +22,7 @@ from empathygraph.schemas import RiskCategory
 
 SAFETY_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "safety"
 HELD_OUT_SHARE = 0.3
-EXAM_WRITERS = frozenset({"c", "t", "u", "v", "z", "aa", "ad"})  # t-v, z, aa, ad: each scored by the screen shipped when written first
+EXAM_WRITERS = frozenset({"c", "t", "u", "v", "z", "aa", "ad", "ae"})  # t-v, z, aa, ad, ae: each scored by the screen shipped when written first
 FIRST_WRITERS = frozenset({"a", "b", "d", "e"})  # the training writers of the first measurements (same held-out items)
 Split = Literal["train", "held_out", "exam"]
 
