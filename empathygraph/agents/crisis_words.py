@@ -91,6 +91,8 @@ PROTOCOLS: dict[RiskCategory, Protocol] = {
         danger="someone is harming, threatening or controlling them",
         again="If you are in danger right now, please call your local emergency number.",
         unsure="Thank you for telling me this; I want to be sure you're safe.",
+        unsure_steps="If anyone is hurting, threatening or controlling you, or you're not safe right now, please call "
+                     "your local emergency number; a confidential helpline can help you work out what to do.",
     ),
 }
 # The acknowledgment when a phrase said how (the patterns' kind, in the category the reply speaks to first) and the

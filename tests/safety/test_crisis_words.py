@@ -130,7 +130,8 @@ def test_a_tentative_reading_does_not_presume_the_danger_but_keeps_every_resourc
     medical, abuse = PROTOCOLS[RiskCategory.MEDICAL_EMERGENCY], PROTOCOLS[RiskCategory.ABUSE]
     assert sure.startswith(medical.acknowledgment) and medical.steps in sure
     assert unsure.startswith(medical.unsure) and medical.unsure_steps in unsure and medical.steps not in unsure
-    assert abuse.steps in unsure and "call 988" in unsure  # steps that say "if" already stay
+    # "Your safety matters most ... plan your next steps" presumes abuse (read as unsure for a scratched car).
+    assert abuse.unsure_steps in unsure and abuse.steps not in unsure and "call 988" in unsure
     given = frozenset({RiskCategory.MEDICAL_EMERGENCY, RiskCategory.ABUSE})
     assert protocol_reply(list(given), None, resources, given, tentative=True).startswith(AGAIN_ACKNOWLEDGMENT)
 
