@@ -459,20 +459,22 @@ def restates(reply: str, user_words: str) -> str | None:
 # and valid listener turns asks one after the speaker's turn before it; 1 of 16 ordinary replies to fresh messages
 # did (2026-12-05). "Did you ..." is left alone: its verb is not the one they said ("did you pass your exam?" after
 # "if I pass my exam" asks what they did not tell).
-_ASKS_HAVE_YOU = re.compile(r"(?:^|[.!?,]\s*)(?:and\s+|so\s+|but\s+)?have\s+you\s+(?:already\s+|finally\s+|actually\s+)?"
-                            r"([a-z]+)\s+(?:(?:your|the|a|an|his|her|their|them|him)\s+)?([a-z]+)?[^.!?]*\?")
+_ASKS_HAVE_YOU = re.compile(r"(?:^|,)\s*(?:and\s+|so\s+|but\s+)?have\s+you\s+(?:already\s+|finally\s+|actually\s+)?"
+                            r"([a-z]+)\s+(?:(?:your|the|a|an|his|her|their|them|him)\s+)?([a-z]+)?")
+# "Have you been / had / thought about ...": asks about something besides what they did.
+_NOT_THEIR_ACT = frozenset({"ever", "been", "had", "got", "thought", "tried", "talked", "considered"})
 
 
 def asks_what_they_did(reply: str, user_words: str) -> str | None:
     """A question asking whether they have done what they told you they did ("Have you told your parents yet?")."""
     theirs = normalize(user_words)
-    for match in _ASKS_HAVE_YOU.finditer(normalize(reply)):
-        done, thing = match.group(1), match.group(2)
-        if done in {"ever", "been", "had", "got", "thought", "tried", "talked", "considered"}:
-            continue  # "have you been / had / thought about ...": asks about something besides their act
-        if re.search(rf"\bi\s+(?:[a-z']+\s+){{0,2}}{done}\b", theirs) and (thing is None or re.search(rf"\b{thing}\b", theirs)):
-            return (f'the question "{match.group(0).strip(" .!,")}" asks whether they did what they just told you they '
-                    "did; ask about what it meant to them or what came after")
+    for question in _questions(reply):
+        for match in _ASKS_HAVE_YOU.finditer(question.strip()):
+            done, thing = match.group(1), match.group(2)
+            if done not in _NOT_THEIR_ACT and re.search(rf"\bi\s+(?:[a-z']+\s+){{0,2}}{done}\b", theirs) and (
+                    thing is None or re.search(rf"\b{thing}\b", theirs)):
+                return (f'the question "{question.strip()}" asks whether they did what they just told you they did; '
+                        "ask about what it meant to them or what came after")
     return None
 
 
