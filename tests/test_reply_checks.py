@@ -28,6 +28,7 @@ from empathygraph.agents.reply_checks import (
     speaks_as_them,
     stock_opening,
     talks_about_them,
+    welcomes_unthanked,
 )
 from tests.conftest import make_empathizer, scripted, test_config
 
@@ -90,6 +91,9 @@ def test_stock_questions_are_found_and_specific_ones_pass():
     assert asks_stock_question("Is there anything else you'd like to know or talk about today?")
     assert asks_stock_question("Did the questions on the exam surprise you?") is None
     assert asks_stock_question("Did anything else go wrong that day?") is None
+    assert asks_stock_question("Thanks for telling me. Is there anything else I can help you with?")
+    assert asks_stock_question("Do you have any other details you'd like to share about your dog?")
+    assert asks_stock_question("Is there anything I can do to help find it?") is None  # an ED listener's offer
 
 
 def test_a_violent_word_of_theirs_handed_back_is_found():
@@ -271,6 +275,14 @@ def test_the_new_checks_send_a_whole_reply_back():
     assert any("as if you were them" in p for p in reply_problems(
         "What's making it so difficult for me to focus?", ReplyContext("My mind goes blank. I can't focus.")))
     assert any("never did" in p for p in reply_problems("How is Milo doing?", ReplyContext("hi there")))
+
+
+def test_a_welcome_to_thanks_never_given_is_found():
+    said = "Someone left a really kind note on my car after I helped them jump their battery."
+    assert welcomes_unthanked("You're welcome! I'm glad you found the note.", said)
+    assert welcomes_unthanked("What a kind thing to find on your windscreen.", said) is None
+    assert welcomes_unthanked("You're very welcome, I'm glad it helped.", "Thanks, that actually helped a lot.") is None
+    assert welcomes_unthanked("You're welcome!", "cheers for listening") is None
 
 
 def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():

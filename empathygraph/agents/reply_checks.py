@@ -9,7 +9,7 @@ whether they did what they just said they did, a violent word of the person's ta
 to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
 says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
 can I do to apologize?"), a thing from the system prompt's examples they never mentioned, a
-"You're right" to nothing asked, a question about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
+"You're right" to nothing asked, a "You're welcome" to no thanks, a question about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -173,6 +173,20 @@ def agrees_unasked(reply: str, user_words: str) -> str | None:
     with sick kids; 6 of 320 replies in the project's earlier runs, one agreeing with reading a partner's texts)."""
     if "?" not in user_words and (match := _YOURE_RIGHT.search(reply)):
         return f'the reply opens "{match.group(0).strip()}" though they asked you nothing; answer what they told you'
+    return None
+
+
+_YOURE_WELCOME = re.compile(r"^\W*(?:you'?re|you\s+are)\s+(?:very\s+|so\s+|most\s+)?welcome\b", re.IGNORECASE)
+_THANKS = re.compile(r"\b(?:thanks?|thank\s+you|thx|ty|cheers|appreciate\w*|grateful)\b", re.IGNORECASE)
+
+
+def welcomes_unthanked(reply: str, user_words: str) -> str | None:
+    """The reply opens "You're welcome" though they thanked no one ("You're welcome! I'm glad you found the note."
+    to a kind note left on their car): the model answers as the one thanked. ED's human listeners open so 18
+    times in 45,990 turns, every time after thanks."""
+    if not _THANKS.search(normalize(user_words)) and (match := _YOURE_WELCOME.search(normalize(reply))):
+        return (f'the reply opens "{match.group(0).strip()}" though they did not thank you; '
+                "answer what they told you")
     return None
 
 
@@ -506,7 +520,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
              asks_stock_question(reply),
              echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
-             agrees_unasked(reply, words), talks_about_them(reply), asks_for_tips(reply),
+             agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"),
              None if context.advice_ok else gives_advice(reply),
              praises_choice(reply) if context.risky_choice else None, cheers_bad_news(reply, context.bad_news)]
