@@ -52,6 +52,12 @@ _GENERIC_QUESTIONS = [
     # to know or talk about today?" to a eulogy to give)
     re.compile(r"\bdo\s+you\s+have\s+any\s+(?:other\s+|more\s+|further\s+)?questions?\b"),
     re.compile(r"\banything\s+else\s+(?:you'd|you\s+would|you)\s+(?:like|want)\s+to\s+(?:know|ask|talk\s+about|share|discuss)\b"),
+    # the same close offered as help, and a form that asks for more of anything (0 of 45,990 ED listener turns
+    # either; the 1.5B model: "Is there anything else I can help you with?", "Do you have any other details
+    # you'd like to share about your dog?" to a dog that learned to sit)
+    re.compile(r"\banything\s+else\s+(?:that\s+)?i\s+(?:can|could)\s+(?:help|do)\b"),
+    re.compile(r"\bany\s+(?:other|more|further)\s+details\b|\b(?:anything|something)\s+(?:else\s+)?(?:you'd|you\s+would)\s+"
+               r"like\s+to\s+share\b"),
     # turns the talk away from what they just told: a listener's question is about them
     re.compile(r"(?:^|[.!?]\s+)(?:and\s+)?(?:how|what)\s+about\s+you\s*\?"),
 ]
