@@ -3,7 +3,7 @@
 Prints one JSON object. Top level: the held-out split of the project's own safety set
 (``benchmarks/data/safety``; 30% of each training writer's items, by a hash of the id) —
 ``recall``, ``false_positive_rate``, ``per_category_recall``, the patterns alone for
-comparison, ``screen_ms_median`` (patterns + classifier over the message and its
+comparison, ``false_alarms_by_kind`` (the false-alarm rate per kind of harmless message), ``screen_ms_median`` (patterns + classifier over the message and its
 sentences), the text-emotion tool's time on the same messages in the same run, and
 ``added_ms_median``: what the screen adds to a turn, which shares the encoder's pass over the
 message with text emotion. ``held_out_first_writers``: the same on the held-out items of the
@@ -75,6 +75,22 @@ def rates(flags: Sequence[bool], items: Sequence[SafetyMessage]) -> dict:
             "per_category_recall": per_category}
 
 
+def false_alarms_by_kind(flags: Sequence[bool], items: Sequence[SafetyMessage], least: int = 10) -> dict:
+    """False-alarm rate per kind of harmless message (hyperbole, grief, a game, ...), highest first.
+
+    Kinds with fewer than ``least`` messages are pooled as ``other kinds``.
+    """
+    kinds: dict[str, list[bool]] = {}
+    for flag, m in zip(flags, items, strict=True):
+        if not m.risk:
+            kinds.setdefault(m.kind, []).append(flag)
+    pooled: dict[str, list[bool]] = {}
+    for kind, kind_flags in kinds.items():
+        pooled.setdefault(kind if len(kind_flags) >= least else "other kinds", []).extend(kind_flags)
+    rows = {kind: {"messages": len(f), "false_alarm_rate": round(sum(f) / len(f), 3)} for kind, f in pooled.items()}
+    return dict(sorted(rows.items(), key=lambda row: -row[1]["false_alarm_rate"]))
+
+
 def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
     """The assessment and the patterns alone on single messages, with what was missed."""
     verdicts = [assess(m.text, (), False) for m in items]
@@ -99,6 +115,7 @@ def score_messages(assess: Assess, items: Sequence[SafetyMessage]) -> dict:
             "category_agreement": round(sum(category_right) / max(1, len(category_right)), 3),
             "wrong_categories_per_caught": round(sum(wrong_categories) / max(1, len(wrong_categories)), 3),
             "patterns_alone": {k: v for k, v in rates(patterns, items).items() if k in ("recall", "false_positive_rate")},
+            "false_alarms_by_kind": false_alarms_by_kind(flags, items),
             "missed": [m.id for m, f in zip(items, flags, strict=True) if m.risk and not f],
             "false_alarms": [m.id for m, f in zip(items, flags, strict=True) if not m.risk and f]}
 
@@ -306,7 +323,8 @@ def main() -> None:
 
     def rates_only(items: Sequence[SafetyMessage]) -> dict:
         """``score_messages`` of a subset without its lists of ids (the whole set's result has them)."""
-        return {k: v for k, v in score_messages(assess, items).items() if k not in ("missed", "false_alarms")}
+        dropped = ("missed", "false_alarms", "false_alarms_by_kind")
+        return {k: v for k, v in score_messages(assess, items).items() if k not in dropped}
 
     def by_writer(items: Sequence[SafetyMessage]) -> dict:
         """``rates_only`` of each writer's items."""
