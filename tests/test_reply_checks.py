@@ -19,6 +19,7 @@ from empathygraph.agents.reply_checks import (
     asks_what_they_did,
     borrows_example,
     denies_their_feeling,
+    disclaims_help,
     echoed_harm,
     endorsed_harm,
     gives_advice,
@@ -283,6 +284,26 @@ def test_a_welcome_to_thanks_never_given_is_found():
     assert welcomes_unthanked("What a kind thing to find on your windscreen.", said) is None
     assert welcomes_unthanked("You're very welcome, I'm glad it helped.", "Thanks, that actually helped a lot.") is None
     assert welcomes_unthanked("You're welcome!", "cheers for listening") is None
+
+
+def test_an_assistants_refusal_or_disclaimer_is_found_unless_they_asked_what_you_are():
+    said = "I've been working overtime for months and my manager gave the bonus to someone else."
+    assert disclaims_help("That's a tough situation. I can't help you with that though.", said)
+    assert disclaims_help("I'm not able to help you with that.", said)
+    assert disclaims_help("As an AI, I don't have a manager, but that sounds unfair.", said)
+    assert disclaims_help("I can't help but feel that was unfair to you.", said) is None
+    assert disclaims_help("Months of overtime, and the bonus went to someone else?", said) is None
+    assert disclaims_help("I'm an AI, not a person, but I'm listening.", "wait are you a real person?") is None
+
+
+def test_a_refusal_sentence_is_left_out_and_the_rest_of_the_reply_stays():
+    said = "I've been working overtime for months and my manager gave the bonus to someone else."
+    reply = "That's a tough situation. I can't help you with that though. Have you told your manager how you feel?"
+    from empathygraph.agents.response import drop_flagged_sentences
+
+    kept, flagged = drop_flagged_sentences(reply, ReplyContext(words=said))
+    assert flagged == ["I can't help you with that though."]
+    assert kept == "That's a tough situation. Have you told your manager how you feel?"
 
 
 def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():

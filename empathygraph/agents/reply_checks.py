@@ -190,6 +190,33 @@ def welcomes_unthanked(reply: str, user_words: str) -> str | None:
     return None
 
 
+# An assistant's refusal or disclaimer, not a listener's words: "That's a tough situation. I can't help you with that
+# though." to a bonus given to someone else (one of 24 fresh messages, 2026-12-05). 0 of 45,990 ED listener turns
+# ("I can't help but be a little jealous" is not one).
+_REFUSES = re.compile(
+    r"\bi(?:\s+can'?t|\s+cannot|\s+can\s+not|\s+am\s+not\s+able\s+to|'m\s+not\s+able\s+to|\s+am\s+unable\s+to|'m\s+unable\s+to)\s+"
+    r"(?:really\s+)?help\s+(?:you\s+)?(?:with|on)\b"
+)
+_AS_AN_AI = re.compile(
+    r"\bas\s+an\s+ai\b|\b(?:a|an)\s+(?:ai|artificial\s+intelligence)\s+(?:language\s+model|assistant|model|chatbot)\b"
+    r"|\bi'?m\s+(?:just\s+|only\s+)?(?:an?\s+)?(?:ai|chatbot|language\s+model|virtual\s+assistant)\b"
+)
+# They asked what the listener is: then saying so is the honest answer, not a disclaimer.
+_ASKS_WHAT_YOU_ARE = re.compile(r"\b(?:ai|bot|robot|chatbot|machine|computer|program|human|real\s+person|person)\b")
+
+
+def disclaims_help(reply: str, user_words: str) -> str | None:
+    """The reply refuses as an assistant would ("I can't help you with that"), or disclaims being an AI ("As an
+    AI, ...") though they did not ask what you are."""
+    text = normalize(reply)
+    match = _REFUSES.search(text)
+    if match is None and not _ASKS_WHAT_YOU_ARE.search(normalize(user_words)):
+        match = _AS_AN_AI.search(text)
+    if match:
+        return f'the reply refuses or disclaims ("{match.group(0).strip()}"); a listener stays with what they told you'
+    return None
+
+
 # The analysis voice: the person talked about instead of to ("The person seems to be feeling very sad about ...",
 # 1 of ~410 replies kept from the project's runs; "They just said 'ok thanks', which is ..." and "The person is in
 # danger of ..." as crisis openings). "Did they catch the person?" (someone else) has no verb after it.
@@ -521,6 +548,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
              echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
+             disclaims_help(reply, words),
              asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"),
              None if context.advice_ok else gives_advice(reply),
              praises_choice(reply) if context.risky_choice else None, cheers_bad_news(reply, context.bad_news)]
