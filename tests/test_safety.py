@@ -49,3 +49,27 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
     result = screen("He hits me and I want to die")
     assert result.category is RiskCategory.SELF_HARM
     assert len(result.matched) == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Another winter and the seasonal depression is back. Not suicidal, just flat and tired.",
+        "I have felt low for a fortnight. No thoughts of self-harm.",
+        "My brother drinks heavily since the divorce. He has no history of self-harm.",
+    ],
+)
+def test_a_self_harm_phrase_that_is_denied_does_not_fire(text):
+    assert screen(text).category is RiskCategory.NONE
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("I'm not suicidal but I want to die.", RiskCategory.SELF_HARM),
+        ("I have no reason to live", RiskCategory.SELF_HARM),
+        ("When I said no he shoved me into the radiator.", RiskCategory.ABUSE),
+    ],
+)
+def test_a_denial_elsewhere_in_the_message_leaves_the_phrase(text, category):
+    assert screen(text).category is category

@@ -6,7 +6,8 @@ expressions grouped by how risk is usually said — a wish to die, a plan, a mea
 hand, a place, a farewell, being a burden, hurting oneself, ongoing abuse, symptoms of
 an emergency, urges to hurt someone — so the trace can show the exact phrase that
 fired and why. A pattern inside a clause that tells of the past ("three years ago I
-used to cut") does not fire unless the clause also says it is happening again.
+used to cut") does not fire unless the clause also says it is happening again, nor does a self-harm
+phrase right after a denial ("not suicidal", "no thoughts of self-harm").
 """
 
 from __future__ import annotations
@@ -188,6 +189,12 @@ _ANNIVERSARY = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eigh
                           re.IGNORECASE)
 _COMING_BACK = re.compile(r"\b(?:again|relapsed|started|back|tonight|urges?|want to|going to|gonna|"
                           r"thinking (?:of|about))\b", re.IGNORECASE)
+# A self-harm phrase right after a denial ("Not suicidal, just flat and tired.", "No thoughts of self-harm.", "He has
+# no history of self-harm") says the danger is absent. Self-harm phrases only: "When I said no he shoved me" is abuse.
+# Over the whole safety set this drops every phrase of 3 harmless messages and of no disclosure (one-off check).
+_DENIED = re.compile(r"\b(?:not|no|without)\s+(?:(?:any|real|actual|active)\s+)?"
+                     r"(?:(?:thoughts?|urges?|plans?|intentions?|ideas?|signs?|history|risk)\s+(?:of|about|to)\s+)?$",
+                     re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;\n])\s+|\s+(?:but|and then|though|although)\s+", re.IGNORECASE)
 
 # Highest urgency first: the protocol speaks to these in this order.
@@ -222,7 +229,8 @@ def find(text: str) -> list[PatternHit]:
         if told_as_past:
             continue
         for category, kind, pattern in _COMPILED:
-            hits += [PatternHit(category, kind, m.group(0)) for m in pattern.finditer(clause)]
+            hits += [PatternHit(category, kind, m.group(0)) for m in pattern.finditer(clause)
+                     if category is not RiskCategory.SELF_HARM or not _DENIED.search(clause[: m.start()])]
     return hits
 
 
