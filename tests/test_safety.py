@@ -57,9 +57,11 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
         "Another winter and the seasonal depression is back. Not suicidal, just flat and tired.",
         "I have felt low for a fortnight. No thoughts of self-harm.",
         "My brother drinks heavily since the divorce. He has no history of self-harm.",
+        "reading my drunk texts back this morning i want to die of embarrassment",
+        "I just want to go to sleep and not wake up for about a week. Night feeds, day job, repeat.",
     ],
 )
-def test_a_self_harm_phrase_that_is_denied_does_not_fire(text):
+def test_a_self_harm_phrase_that_is_denied_or_plainly_hyperbole_does_not_fire(text):
     assert screen(text).category is RiskCategory.NONE
 
 
@@ -68,6 +70,8 @@ def test_a_self_harm_phrase_that_is_denied_does_not_fire(text):
     [
         ("I'm not suicidal but I want to die.", RiskCategory.SELF_HARM),
         ("I have no reason to live", RiskCategory.SELF_HARM),
+        ("I want to go to sleep and not wake up", RiskCategory.SELF_HARM),
+        ("I want to die from the shame of it all", RiskCategory.SELF_HARM),
         ("When I said no he shoved me into the radiator.", RiskCategory.ABUSE),
     ],
 )

@@ -50,7 +50,9 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
             r"\bslit(?:ting)? my wrists?\b",
         ],
         "wish_to_die": [
-            r"\b(?:want|wanna|going|ready|plan(?:ning)?|deserve) to die\b",
+            # "I want to die of embarrassment" is the hyperbole people use every day
+            (r"\b(?:want|wanna|going|ready|plan(?:ning)?|deserve) to die\b"
+            r"(?! (?:of|from) (?:embarrassment|shame|boredom|cringe|laughter|laughing)\b| laughing\b)"),
             r"\bwish (?:i was|i were|i'd been) dead\b",
             r"\bwish i (?:could )?(?:just )?(?:die|disappear forever|stop existing)\b",
             r"\bwish i (?:had never been|was never|wasn'?t ever) born\b",
@@ -58,7 +60,10 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
             r"\bno (?:reason|point) (?:to|in) (?:live|living|going on|being alive|being here)\b",
             r"\bwhat'?s the point (?:of|in) (?:living|life|going on|being alive)\b",
             r"\b(?:don'?t|do not|can'?t|cannot) see (?:the|any) point (?:of|in) (?:living|life|going on)\b",
-            r"\b(?:go to )?sleep and (?:never|not) wake up\b",
+            # a stated length ("... not wake up for about a week") means they expect to wake
+            (r"\b(?:go to )?sleep and (?:never|not) wake up\b"
+            r"(?! (?:for|until) (?:about |like |at least |a good |another )?(?:a|an|one|two|three|\d+|the next) "
+            r"(?:week|day|hour|month|year|weekend)s?\b| until (?:monday|tomorrow|noon|lunch|spring|summer|it'?s over)\b)"),
             r"\bcan'?t go on (?:living|anymore|like this)\b",
             r"\bnot (?:be|being) (?:here|around|alive) (?:anymore|much longer|for much longer|by (?:tomorrow|morning))\b",
             r"\bdisappear (?:for good|forever|permanently)\b",
