@@ -59,9 +59,11 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
         "My brother drinks heavily since the divorce. He has no history of self-harm.",
         "reading my drunk texts back this morning i want to die of embarrassment",
         "I just want to go to sleep and not wake up for about a week. Night feeds, day job, repeat.",
+        "A student at my uni died by suicide last month and they've put a memorial up in the library.",
+        "Our son would've been forty today. We lost him to an overdose at twenty-four.",
     ],
 )
-def test_a_self_harm_phrase_that_is_denied_or_plainly_hyperbole_does_not_fire(text):
+def test_a_phrase_denied_plainly_hyperbole_or_in_a_death_reported_does_not_fire(text):
     assert screen(text).category is RiskCategory.NONE
 
 
@@ -72,6 +74,8 @@ def test_a_self_harm_phrase_that_is_denied_or_plainly_hyperbole_does_not_fire(te
         ("I have no reason to live", RiskCategory.SELF_HARM),
         ("I want to go to sleep and not wake up", RiskCategory.SELF_HARM),
         ("I want to die from the shame of it all", RiskCategory.SELF_HARM),
+        ("My mum died by suicide and now I think about doing the same", RiskCategory.SELF_HARM),
+        ("I took an overdose an hour ago", RiskCategory.MEDICAL_EMERGENCY),
         ("When I said no he shoved me into the radiator.", RiskCategory.ABUSE),
     ],
 )

@@ -7,7 +7,8 @@ hand, a place, a farewell, being a burden, hurting oneself, ongoing abuse, sympt
 an emergency, urges to hurt someone — so the trace can show the exact phrase that
 fired and why. A pattern inside a clause that tells of the past ("three years ago I
 used to cut") does not fire unless the clause also says it is happening again, nor does a self-harm
-phrase right after a denial ("not suicidal", "no thoughts of self-harm").
+phrase right after a denial ("not suicidal", "no thoughts of self-harm"), nor "suicide" or "overdose" in
+a death reported ("died of an overdose").
 """
 
 from __future__ import annotations
@@ -200,6 +201,15 @@ _COMING_BACK = re.compile(r"\b(?:again|relapsed|started|back|tonight|urges?|want
 _DENIED = re.compile(r"\b(?:not|no|without)\s+(?:(?:any|real|actual|active)\s+)?"
                      r"(?:(?:thoughts?|urges?|plans?|intentions?|ideas?|signs?|history|risk)\s+(?:of|about|to)\s+)?$",
                      re.IGNORECASE)
+# A death reported ("My brother died of an overdose", "we lost him to suicide", "a student died by suicide"): grief
+# or news, not the writer's danger (nobody writing has died). Only for the bare words "suicide" and "overdose".
+_DIED_OF = re.compile(r"\b(?:died|deaths?|committed|lost (?:\w+ ){1,3}to)\s+(?:by\s+|of\s+|from\s+)?(?:an?\s+)?$",
+                      re.IGNORECASE)
+_REPORTED_DEATH = re.compile(r"^(?:suicid|overdos)", re.IGNORECASE)
+# Bereaved by suicide is itself a risk: a message that also tells of the writer's own thoughts, wishes or plans
+# ("my dad died by suicide and now I think about it too") keeps the phrase.
+_OWN_PULL = re.compile(r"\b(?:i|i'm|i've|i'd|me|myself)\b[^.!?]{0,40}\b(?:think|thinking|thought|thoughts|want|wanting|"
+                       r"wish|urges?|plan|planning|tempted|considering|same)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;\n])\s+|\s+(?:but|and then|though|although)\s+", re.IGNORECASE)
 
 # Highest urgency first: the protocol speaks to these in this order.
@@ -224,6 +234,14 @@ def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("’", "'").replace("‘", "'"))
 
 
+def _set_aside(category: RiskCategory, phrase: str, before: str, text: str) -> bool:
+    """Whether a phrase that matched in ``text`` is denied ("not suicidal") or names a death reported ("died by
+    suicide") in a message that tells nothing of the writer's own pull toward it."""
+    denied = category is RiskCategory.SELF_HARM and bool(_DENIED.search(before))
+    reported = bool(_REPORTED_DEATH.match(phrase)) and bool(_DIED_OF.search(before)) and not _OWN_PULL.search(text)
+    return denied or reported
+
+
 def find(text: str) -> list[PatternHit]:
     """Every risk phrase in ``text`` that is not told as past and done."""
     hits: list[PatternHit] = []
@@ -235,7 +253,7 @@ def find(text: str) -> list[PatternHit]:
             continue
         for category, kind, pattern in _COMPILED:
             hits += [PatternHit(category, kind, m.group(0)) for m in pattern.finditer(clause)
-                     if category is not RiskCategory.SELF_HARM or not _DENIED.search(clause[: m.start()])]
+                     if not _set_aside(category, m.group(0), clause[: m.start()], text)]
     return hits
 
 
