@@ -23,6 +23,14 @@ from empathygraph.tools.safety import screen
         ("I have crushing chest pain and my arm is numb", RiskCategory.MEDICAL_EMERGENCY),
         ("I took too many pills an hour ago", RiskCategory.MEDICAL_EMERGENCY),
         ("I can't breathe properly", RiskCategory.MEDICAL_EMERGENCY),
+        # a denial, a death or a hyperbole elsewhere in the message leaves the phrase
+        ("I'm not suicidal but I want to die.", RiskCategory.SELF_HARM),
+        ("I have no reason to live", RiskCategory.SELF_HARM),
+        ("When I said no he shoved me into the radiator.", RiskCategory.ABUSE),
+        ("I want to go to sleep and not wake up", RiskCategory.SELF_HARM),
+        ("I want to die from the shame of it all", RiskCategory.SELF_HARM),
+        ("My mum died by suicide and now I think about doing the same", RiskCategory.SELF_HARM),
+        ("I took an overdose an hour ago", RiskCategory.MEDICAL_EMERGENCY),
     ],
 )
 def test_disclosures_are_caught(text, category):
@@ -65,19 +73,3 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
 )
 def test_a_phrase_denied_plainly_hyperbole_or_in_a_death_reported_does_not_fire(text):
     assert screen(text).category is RiskCategory.NONE
-
-
-@pytest.mark.parametrize(
-    ("text", "category"),
-    [
-        ("I'm not suicidal but I want to die.", RiskCategory.SELF_HARM),
-        ("I have no reason to live", RiskCategory.SELF_HARM),
-        ("I want to go to sleep and not wake up", RiskCategory.SELF_HARM),
-        ("I want to die from the shame of it all", RiskCategory.SELF_HARM),
-        ("My mum died by suicide and now I think about doing the same", RiskCategory.SELF_HARM),
-        ("I took an overdose an hour ago", RiskCategory.MEDICAL_EMERGENCY),
-        ("When I said no he shoved me into the radiator.", RiskCategory.ABUSE),
-    ],
-)
-def test_a_denial_elsewhere_in_the_message_leaves_the_phrase(text, category):
-    assert screen(text).category is category
