@@ -31,6 +31,7 @@ from empathygraph.tools.safety import screen
         ("I want to die from the shame of it all", RiskCategory.SELF_HARM),
         ("My mum died by suicide and now I think about doing the same", RiskCategory.SELF_HARM),
         ("I took an overdose an hour ago", RiskCategory.MEDICAL_EMERGENCY),
+        ("I almost died of an overdose last night", RiskCategory.MEDICAL_EMERGENCY),
     ],
 )
 def test_disclosures_are_caught(text, category):

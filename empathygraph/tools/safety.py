@@ -202,8 +202,10 @@ _DENIED = re.compile(r"\b(?:not|no|without)\s+(?:(?:any|real|actual|active)\s+)?
                      r"(?:(?:thoughts?|urges?|plans?|intentions?|ideas?|signs?|history|risk)\s+(?:of|about|to)\s+)?$",
                      re.IGNORECASE)
 # A death reported ("My brother died of an overdose", "we lost him to suicide", "a student died by suicide"): grief
-# or news, not the writer's danger (nobody writing has died). Only for the bare words "suicide" and "overdose".
-_DIED_OF = re.compile(r"\b(?:died|deaths?|committed|lost (?:\w+ ){1,3}to)\s+(?:by\s+|of\s+|from\s+)?(?:an?\s+)?$",
+# or news, not the writer's danger (nobody writing has died). Only for the bare words "suicide" and "overdose", and
+# not where the writer nearly died ("I almost died of an overdose last night").
+_DIED_OF = re.compile(r"(?<!\bi )(?<!nearly )(?<!almost )(?<!have )(?<!could've )(?<!would've )"
+                      r"\b(?:died|deaths?|committed|lost (?:\w+ ){1,3}to)\s+(?:by\s+|of\s+|from\s+)?(?:an?\s+)?$",
                       re.IGNORECASE)
 _REPORTED_DEATH = re.compile(r"^(?:suicid|overdos)", re.IGNORECASE)
 # Bereaved by suicide is itself a risk: a message that also tells of the writer's own thoughts, wishes or plans
