@@ -32,6 +32,8 @@ from empathygraph.tools.safety import screen
         ("My mum died by suicide and now I think about doing the same", RiskCategory.SELF_HARM),
         ("I took an overdose an hour ago", RiskCategory.MEDICAL_EMERGENCY),
         ("I almost died of an overdose last night", RiskCategory.MEDICAL_EMERGENCY),
+        ("Three days since I took all my pills and I feel awful", RiskCategory.MEDICAL_EMERGENCY),
+        ("Ten years this Thursday since I tried to end it all, and tonight I want to die again", RiskCategory.SELF_HARM),
     ],
 )
 def test_disclosures_are_caught(text, category):
@@ -70,7 +72,9 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
         "I just want to go to sleep and not wake up for about a week. Night feeds, day job, repeat.",
         "A student at my uni died by suicide last month and they've put a memorial up in the library.",
         "Our son would've been forty today. We lost him to an overdose at twenty-four.",
+        "Ten years this Thursday since I tried to end it all. Taking my wife out for fish and chips to mark it.",
+        "Eighteen months since my last binge and purge. Had pudding at my sister's without thinking twice.",
     ],
 )
-def test_a_phrase_denied_plainly_hyperbole_or_in_a_death_reported_does_not_fire(text):
+def test_a_phrase_denied_hyperbole_in_a_death_reported_or_an_anniversary_does_not_fire(text):
     assert screen(text).category is RiskCategory.NONE

@@ -189,9 +189,11 @@ _PAST = re.compile(r"\b(?:used to|years? ago|months ago|back then|back in|when i
 _PRESENT = re.compile(r"\b(?:again|now|tonight|today|lately|still|these days|this week|started|relapsed)\b", re.IGNORECASE)
 # An anniversary of recovery is past even when it is today ("1 yr clean from self harm today", "three years since
 # my overdose"), unless the message says it is coming back. Years and months only: "three days since I took them"
-# can still be an emergency.
-_ANNIVERSARY = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
-                          r"(?:years?|yrs?|months?)\s+(?:since|clean|sober|free|ago today)\b|\banniversary of\b",
+# can still be an emergency; a hundred days and more ("500 days since I last hurt myself") are an anniversary.
+_ANNIVERSARY = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                          r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|several|a few|many)\s+"
+                          r"(?:years?|yrs?|months?)\s+(?:(?:today|tomorrow|this \w+)\s+)?(?:since|clean|sober|free|ago today)\b"
+                          r"|\b\d{3,}\s+days\s+(?:since|clean|sober|free)\b|\banniversary of\b",
                           re.IGNORECASE)
 _COMING_BACK = re.compile(r"\b(?:again|relapsed|started|back|tonight|urges?|want to|going to|gonna|"
                           r"thinking (?:of|about))\b", re.IGNORECASE)
