@@ -50,21 +50,7 @@ def test_disclosures_are_caught(text, category):
         "This traffic is killing me",
         "I'm dying to see the new movie",
         "my boss is driving me crazy",
-    ],
-)
-def test_everyday_distress_is_not_flagged(text):
-    assert screen(text).category is RiskCategory.NONE
-
-
-def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
-    result = screen("He hits me and I want to die")
-    assert result.category is RiskCategory.SELF_HARM
-    assert len(result.matched) == 2
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+        # a phrase denied, plainly hyperbole, in a death reported or in an anniversary of recovery
         "Another winter and the seasonal depression is back. Not suicidal, just flat and tired.",
         "I have felt low for a fortnight. No thoughts of self-harm.",
         "My brother drinks heavily since the divorce. He has no history of self-harm.",
@@ -76,5 +62,11 @@ def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
         "Eighteen months since my last binge and purge. Had pudding at my sister's without thinking twice.",
     ],
 )
-def test_a_phrase_denied_hyperbole_in_a_death_reported_or_an_anniversary_does_not_fire(text):
+def test_everyday_distress_is_not_flagged(text):
     assert screen(text).category is RiskCategory.NONE
+
+
+def test_self_harm_outranks_other_categories_and_all_phrases_are_kept():
+    result = screen("He hits me and I want to die")
+    assert result.category is RiskCategory.SELF_HARM
+    assert len(result.matched) == 2
