@@ -23,6 +23,7 @@ from empathygraph.agents.reply_checks import (
     echoed_harm,
     endorsed_harm,
     gives_advice,
+    joins_their_life,
     parroted_label,
     reply_problems,
     restates,
@@ -304,6 +305,39 @@ def test_a_refusal_sentence_is_left_out_and_the_rest_of_the_reply_stays():
     kept, flagged = drop_flagged_sentences(reply, ReplyContext(words=said))
     assert flagged == ["I can't help you with that though."]
     assert kept == "That's a tough situation. Have you told your manager how you feel?"
+
+
+@pytest.mark.parametrize("reply", [
+    "That's such a loss. We'll get through this together. What was her name?",
+    "A new kitten! She'll fit right into our home.",
+    "Let's throw another party next month. Who did come?",
+    "How could we make the wedding smaller?",
+    "We're so sorry. How are you holding up?",
+])
+def test_the_listener_speaking_as_one_of_the_people_in_their_life_is_found(reply):
+    assert joins_their_life(reply)
+
+
+@pytest.mark.parametrize("reply", [
+    "It happens to the best of us. Was anyone watching?",
+    "Sometimes we just need a quiet night. What did you do instead?",
+    "We all forget things when we're tired. Did they mind?",
+    "Take good care of yourself until we talk again.",
+    "What did your family think of the new puppy?",
+    "She lived in the US for years before that?",
+])
+def test_we_said_of_people_in_general_or_no_we_at_all_passes(reply):
+    assert joins_their_life(reply) is None
+
+
+def test_a_sentence_said_as_one_of_them_is_left_out_and_the_rest_stays():
+    from empathygraph.agents.response import drop_flagged_sentences
+
+    said = "Our landlord is selling the building and we have to be out by March."
+    reply = "That's so soon. We need to start looking right away. Where would you like to live next?"
+    kept, flagged = drop_flagged_sentences(reply, ReplyContext(words=said))
+    assert flagged == ["We need to start looking right away."]
+    assert kept == "That's so soon. Where would you like to live next?"
 
 
 def test_agreeing_with_what_they_never_asked_you_to_judge_is_found():

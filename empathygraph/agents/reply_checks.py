@@ -8,7 +8,7 @@ whether they did what they just said they did, a violent word of the person's ta
 ("what do you think about killing your brother?"), a plain "yes" to a request
 to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
 says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
-can I do to apologize?"), a thing from the system prompt's examples they never mentioned, a
+can I do to apologize?") or as one of the people in their life ("We'll never forget."), a thing from the system prompt's examples they never mentioned, a
 "You're right" to nothing asked, a "You're welcome" to no thanks, a question about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
 ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
@@ -303,6 +303,35 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
     return None
 
 
+# "We", "us", "our" or "let's": the listener as one of the people in their life. The embedded model wrote "We'll try
+# our best to make the next pregnancy better." to a stillbirth, "The dog is a great addition to our family." to an
+# adopted greyhound and "Let's have another one next time." to a party few came to: 8 of 258 stored benchmark and
+# fresh replies (2026-12-06), all of them so. A sentence that says "we" of people in general is left alone ("It
+# happens to the best of us", "sometimes we ...", "we all ..."), and so is "until we talk again". On the 45,990 ED
+# train and valid listener turns it fires on 2.0%: mostly a human listener's own household ("We have two dogs now"),
+# which a listener with no life of its own cannot say either, and some plans with them ("We should stake out in the
+# bushes").
+_GENERIC_WE = re.compile(
+    r"\b(?:we\s+all|(?:all|most|many|none|each|some|any|both|one|few|best|rest)\s+of\s+(?:us|our)|us\s+all|"
+    r"(?:sometimes|often|when|if|as|because|how|what|why)\s+we|we\s+(?:humans|people|often|sometimes|usually|tend)|"
+    r"(?:like|to)\s+us\s*[.!?,]|in\s+the\s+world|(?:until|till|next\s+time|when)\s+we\s+(?:talk|speak|chat)|"
+    r"(?:can|could|shall|may)\s+we\s+talk|let'?s\s+(?:talk|think|take\s+a\s+(?:moment|breath|step))|"
+    r"our\s+(?:lives|life|own|world|society|bodies|minds|heads))\b"
+)
+_WE = re.compile(r"\b(?:we(?:'ll|'re|'ve|'d)?|us|our|ours|ourselves|let'?s)\b")
+
+
+def joins_their_life(reply: str) -> str | None:
+    """A sentence in which the listener speaks as one of the people in their life ("we", "us", "our", "let's"):
+    "We'll never forget.", "We need to find a solution together.", "Do you think we could make a deal?"."""
+    for sentence in split_sentences(reply):
+        said = normalize(sentence.replace("US", "the country"))
+        if _WE.search(said) and not _GENERIC_WE.search(said):
+            return (f'the reply says "{sentence.strip()}" as if you were one of the people in their life; '
+                    'you are listening from outside it: speak to them about their life with "you"')
+    return None
+
+
 # The listener's own first person in a question to them ("can I ask", "tell me", "I wonder").
 _LISTENER_FIRST_PERSON = re.compile(
     r"\b(?:(?:can|could|may|might)\s+i\s+(?:ask|help)|i\s+(?:do|say)\s+to\s+help|let\s+me|tell\s+me|show\s+me|"
@@ -545,7 +574,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
     words, labels = context.words, context.labels
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
-             echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words),
+             echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words), joins_their_life(reply),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              disclaims_help(reply, words),
