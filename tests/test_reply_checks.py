@@ -273,6 +273,16 @@ def test_a_thing_from_the_system_prompt_examples_they_never_mentioned_is_borrowe
     assert borrows_example("Did you get to eat lunch at all?", "Worked through lunch again today.") is None
 
 
+def test_an_example_reply_copied_to_another_message_is_borrowed():
+    from empathygraph.agents.prompting import REPLY_EXAMPLES
+
+    passed_over = "I got passed over for the team lead role."
+    assert "copies" in borrows_example(REPLY_EXAMPLES[2][1], passed_over)  # the goodbye to a dog, word for word
+    assert borrows_example("Such a shock. What happened in the room?", "The divorce was finalised today.")
+    assert borrows_example("What happened in the room?", "I froze in the exam room.") is None  # their room
+    assert borrows_example("That stings. Have you been able to talk to anyone?", passed_over) is None  # common words
+
+
 def test_the_new_checks_send_a_whole_reply_back():
     assert any("as if you were them" in p for p in reply_problems(
         "What's making it so difficult for me to focus?", ReplyContext("My mind goes blank. I can't focus.")))

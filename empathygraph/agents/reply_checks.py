@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS
+from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS, REPLY_EXAMPLES
 from empathygraph.phrasing import (
     denies_label,
     normalize,
@@ -419,13 +419,50 @@ _TOPIC_WORDS = {
 }
 
 
+# Four words in a row of an example's reply, one of them a word of substance they never said, to a message that
+# shares no such word with that example's message: the example copied onto something else ("That's such a hard
+# goodbye, and you stayed with him through it. How is the house without him?" to a team-lead role given to someone
+# else; "What happened in the room?" to a divorce): 2 of 293 stored replies (2026-12-06), 0 of the 45,990 ED train
+# and valid listener turns. Common words do not count ("have you been able to").
+_COPIED_RUN = 4
+_COMMON = frozenset({"able", "happened", "feel", "feeling", "think", "know", "like", "really", "just", "good", "going",
+                     "time", "tell", "want", "make", "way", "sounds", "that's", "it's", "you're", "i'm", "don't", "right",
+                     "day", "say", "hard", "need", "anything"})
+
+
+def _substance(text: str) -> set[str]:
+    return {_stem(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and w not in _COMMON}
+
+
+_EXAMPLE_RUNS = [(_substance(message), {tuple(said[i : i + _COPIED_RUN]) for i in range(len(said) - _COPIED_RUN + 1)})
+                 for message, reply in REPLY_EXAMPLES for said in [words(reply)]]
+
+
+def _copied_run(reply: str, user_words: str) -> str | None:
+    """Four words in a row of an example's reply, holding a word of substance they never said, when their message
+    is about something else than that example's (no word of substance in common)."""
+    theirs = _substance(user_words)
+    said = words(reply)
+    runs = [tuple(said[i : i + _COPIED_RUN]) for i in range(len(said) - _COPIED_RUN + 1)]
+    for about, example_runs in _EXAMPLE_RUNS:
+        if about & theirs:
+            continue
+        for run in runs:
+            if run in example_runs and _substance(" ".join(run)) - theirs:
+                return " ".join(run)
+    return None
+
+
 def borrows_example(reply: str, user_words: str) -> str | None:
-    """The reply brings up what one of the system prompt's example messages is about and they never mentioned."""
+    """The reply brings up what one of the system prompt's example messages is about and they never mentioned, or
+    copies words of an example's reply."""
     theirs = {_stem(w) for w in words(user_words)}
     theirs |= {topic for topic, said in _TOPIC_WORDS.items() if said & theirs}
     for word in words(reply):
         if (stem := _stem(word)) in REPLY_EXAMPLE_TOPICS and stem not in theirs:
             return f'the reply mentions "{word}", which they never did; answer only what they told you'
+    if run := _copied_run(reply, user_words):
+        return f'the reply copies an example\'s words ("{run}"), which are about someone else; answer what they told you'
     return None
 
 
