@@ -1,16 +1,16 @@
 """Rule checks of a reply's words: stock phrasing, label parroting and harm a rule can see.
 
-Each check returns what is wrong in a sentence the response agent can act on (it becomes
-the reflection's advice for a rewrite), or None. They catch the shapes the 1.5B model fell
-into (issue 15): an "I understand / I see / I hear" opening, "you feel <label>", a stock
-question such as "what do you think about ...", their own words said back to them, a question
-whether they did what they just said they did, a violent word of the person's taken literally
-("what do you think about killing your brother?"), a plain "yes" to a request
-to approve something harmful, praise of a choice that could hurt them or others (when the choice screen
-says the message tells of one), the listener speaking as the person ("I can't sleep either", "What
-can I do to apologize?") or as one of the people in their life ("We'll never forget."), a thing from the system prompt's examples they never mentioned, a
-"You're right" to nothing asked, a "You're welcome" to no thanks, a question about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown to be good. The stock phrasings are
-``empathygraph.phrasing``'s, the same the evaluation counts.
+Each check returns what is wrong in a sentence the response agent can act on (it becomes the reflection's advice
+for a rewrite), or None. They catch the shapes the 1.5B model fell into (issue 15): an "I understand / I see / I
+hear" opening, "you feel <label>", a stock question such as "what do you think about ...", their own words said
+back to them, a question whether they did what they just said they did, a violent word of the person's taken
+literally ("what do you think about killing your brother?"), a plain "yes" to a request to approve something
+harmful, praise of a choice that could hurt them or others (when the choice screen says the message tells of
+one), the listener speaking as the person ("I can't sleep either", "What can I do to apologize?") or as one of
+the people in their life ("We'll never forget."), a thing from the system prompt's examples they never mentioned
+or an example's reply copied, a "You're right" to nothing asked, a "You're welcome" to no thanks, a question
+about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown
+to be good. The stock phrasings are ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
 from __future__ import annotations
@@ -308,7 +308,7 @@ def speaks_as_them(reply: str, user_words: str) -> str | None:
 # adopted greyhound and "Let's have another one next time." to a party few came to: 8 of 258 stored benchmark and
 # fresh replies (2026-12-06), all of them so. A sentence that says "we" of people in general is left alone ("It
 # happens to the best of us", "sometimes we ...", "we all ..."), and so is "until we talk again". On the 45,990 ED
-# train and valid listener turns it fires on 2.0%: mostly a human listener's own household ("We have two dogs now"),
+# train and valid listener turns it fires on 1.9%: mostly a human listener's own household ("We have two dogs now"),
 # which a listener with no life of its own cannot say either, and some plans with them ("We should stake out in the
 # bushes").
 _GENERIC_WE = re.compile(
@@ -325,7 +325,7 @@ def joins_their_life(reply: str) -> str | None:
     """A sentence in which the listener speaks as one of the people in their life ("we", "us", "our", "let's"):
     "We'll never forget.", "We need to find a solution together.", "Do you think we could make a deal?"."""
     for sentence in split_sentences(reply):
-        said = normalize(sentence.replace("US", "the country"))
+        said = normalize(sentence.replace("US", "the country"))  # the country is not "us"
         if _WE.search(said) and not _GENERIC_WE.search(said):
             return (f'the reply says "{sentence.strip()}" as if you were one of the people in their life; '
                     'you are listening from outside it: speak to them about their life with "you"')
@@ -431,6 +431,7 @@ _COMMON = frozenset({"able", "happened", "feel", "feeling", "think", "know", "li
 
 
 def _substance(text: str) -> set[str]:
+    """The words of substance in ``text`` (stemmed; no stop words, no common ones)."""
     return {_stem(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and w not in _COMMON}
 
 
