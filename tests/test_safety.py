@@ -34,6 +34,9 @@ from empathygraph.tools.safety import screen
         ("I almost died of an overdose last night", RiskCategory.MEDICAL_EMERGENCY),
         ("Three days since I took all my pills and I feel awful", RiskCategory.MEDICAL_EMERGENCY),
         ("Ten years this Thursday since I tried to end it all, and tonight I want to die again", RiskCategory.SELF_HARM),
+        ("my dad is having a heart attack, his lips are grey", RiskCategory.MEDICAL_EMERGENCY),
+        ("Is this a heart attack? My jaw aches and I feel sick.", RiskCategory.MEDICAL_EMERGENCY),
+        ("He's just had a heart attack in the car park", RiskCategory.MEDICAL_EMERGENCY),
     ],
 )
 def test_disclosures_are_caught(text, category):
@@ -60,6 +63,8 @@ def test_disclosures_are_caught(text, category):
         "Our son would've been forty today. We lost him to an overdose at twenty-four.",
         "Ten years this Thursday since I tried to end it all. Taking my wife out for fish and chips to mark it.",
         "Eighteen months since my last binge and purge. Had pudding at my sister's without thinking twice.",
+        "The toddler next door climbed onto the shed roof and I nearly had a heart attack.",
+        "Grandad had a heart attack at sixty and still walks five miles a day at eighty.",
     ],
 )
 def test_everyday_distress_is_not_flagged(text):

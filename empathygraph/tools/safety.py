@@ -152,7 +152,11 @@ _PATTERNS: dict[RiskCategory, dict[str, list[str]]] = {
             r"\bchest pains?\b",
             r"\b(?:can'?t|cannot|can not) breathe?\b",
             r"\b(?:isn'?t|is not|not|stopped) breathing\b",
-            r"\bheart attack\b",
+            # Told as happening: "I think I'm having a heart attack", "is this a heart attack?", "he's just had a heart
+            # attack". Not "nearly had a heart attack" (a fright), "had a heart attack in 2019" or "going to have a
+            # heart attack before 20": every disclosure of the safety set says it the first way, no harmless one does.
+            (r"\b(?:having (?:a |another )?|just had a |(?:is|could) (?:this|it) (?:be )?a |feels? like a |"
+             r"(?:could|might|may) be (?:a )?)heart attack\b"),
             r"\bhaving a stroke\b",
             r"\b(?:face|mouth|smile) (?:is |has )?(?:drooping|droopy|numb|gone numb)\b",
             r"\bslurr(?:ed|ing) (?:my |his |her )?(?:words|speech)\b",
