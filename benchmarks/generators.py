@@ -61,6 +61,7 @@ REPLIES = [
     "It makes sense that you feel proud. You worked hard for this, and it shows. How did your family react?",
 ]
 PARTS = ("speed", "quality", "reference", "voices")
+SHARED_MEDIA = Path(__file__).resolve().parents[2] / "shared" / "media"
 SPEECH = ("piper", "kokoro")
 PROFILES = [
     AvatarProfile(),
@@ -233,7 +234,7 @@ def speed_section(name: str, out: Path, runs: int = 3) -> dict[str, object]:
 
 def transfer_section(out: Path) -> dict[str, object] | None:
     """A face with no sheet (``../shared`` portrait): mean movements, shading from the profile's person."""
-    photos = sorted((Path(__file__).resolve().parents[2] / "shared" / "media" / "portraits").glob("*.jpg"))
+    photos = sorted((SHARED_MEDIA / "portraits").glob("*.jpg"))
     if not photos:
         return None
     from empathygraph.generators.avatar.portrait import load_portrait
@@ -290,15 +291,15 @@ def talking_people() -> dict[str, object] | None:
     """What the avatars' video rule (``expression_reads``) reads on real people talking with each emotion (the
     MEAD clips of ``../shared``: 3 actors, one clip per emotion, contempt left out), and their lip gap over face
     height (median and 98th percentile over the frames; the avatars' own is in ``quality``). None when absent."""
-    root = Path(__file__).resolve().parents[2] / "shared" / "media" / "faces" / "mead_clips"
-    names = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
-             "sad": "sadness", "surprised": "surprise"}  # fmt: skip
+    from empathygraph.eval.face_readers import MEAD_TO_COARSE
+
+    root = SHARED_MEDIA / "faces" / "mead_clips"
     actors = sorted({p.name.split("_")[0] for p in root.glob("*_front_*.mp4")}) if root.is_dir() else []
     if not actors:
         return None
     out: dict[str, object] = {}
     for actor in actors:
-        videos = {CoarseEmotion(label): clip for name, label in names.items()
+        videos = {CoarseEmotion(label): clip for name, label in MEAD_TO_COARSE.items()
                   if (clip := next(root.glob(f"{actor}_front_{name}_*.mp4"), None)) is not None}  # fmt: skip
         reads = expression_reads(videos)
         out[actor] = {"bundled": reads["bundled"], "second": reads["second"],
@@ -319,17 +320,16 @@ def fer2013_recall(readers: dict[str, object]) -> dict[str, object] | None:
     """Each classifier's recall per class on the FER2013 dev faces in ``../shared`` (None when absent)."""
     import cv2
 
+    from empathygraph.eval.face_readers import FER2013_TO_COARSE
     from empathygraph.tools.face import MODEL_LABELS
 
-    root = Path(__file__).resolve().parents[2] / "shared" / "media" / "faces" / "fer2013_dev"
-    folders = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
-               "sad": "sadness", "surprise": "surprise"}  # fmt: skip
+    root = SHARED_MEDIA / "faces" / "fer2013_dev"
     if not root.is_dir():
         return None
     out: dict[str, object] = {}
     for name, classify in readers.items():
         recall = {}
-        for folder, label in folders.items():
+        for folder, label in FER2013_TO_COARSE.items():
             paths = sorted((root / folder).glob("*.jpg"))
             reads = [
                 MODEL_LABELS[int(np.argmax(classify(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))))].value for p in paths

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from empathygraph.eval.face_readers import FER2013_TO_COARSE, MEAD_TO_COARSE
 from empathygraph.eval.metrics import word_errors as word_error_rate
 from empathygraph.tools import audio_io, media_io
 from empathygraph.tools.face import MODEL_LABELS, crop
@@ -33,10 +34,6 @@ SENTENCES = [
     "Someone scratched my car in the parking lot and just drove away.",
     "We are going to visit my grandparents this weekend for the first time in years.",
 ]
-FER_TO_COARSE = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
-                 "sad": "sadness", "surprise": "surprise"}  # fmt: skip
-MEAD_TO_COARSE = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
-                  "sad": "sadness", "surprised": "surprise"}  # contempt has no coarse label  # fmt: skip
 
 
 def synthesize(text: str, path: Path, speed: int = 160) -> Path:
@@ -91,7 +88,7 @@ def bench_face_fer(tools: ToolBox, shared: Path) -> dict:
     per: dict[str, list[bool]] = {}
     for f in files:
         probs = classifier.probabilities(cv2.imread(f, cv2.IMREAD_GRAYSCALE))
-        truth = FER_TO_COARSE[Path(f).parent.name]
+        truth = FER2013_TO_COARSE[Path(f).parent.name]
         per.setdefault(truth, []).append(MODEL_LABELS[int(np.argmax(probs))].value == truth)
     hits = [h for v in per.values() for h in v]
     return {"face_accuracy_fer": round(float(np.mean(hits)), 4),

@@ -30,6 +30,13 @@ from empathygraph.tools.face import MODEL_LABELS
 
 Classifier = Callable[[np.ndarray], np.ndarray]  # grey face crop -> probabilities in MODEL_LABELS order
 
+# The labelled face sets of ``../shared`` as coarse emotions: FER2013's folder names and MEAD's file-name labels
+# (MEAD's contempt has no coarse emotion).
+FER2013_TO_COARSE = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
+                     "sad": "sadness", "surprise": "surprise"}  # fmt: skip
+MEAD_TO_COARSE = {"angry": "anger", "disgusted": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
+                  "sad": "sadness", "surprised": "surprise"}  # fmt: skip
+
 
 def _package_dir(name: str) -> Path:
     """A package's folder, found without importing it (its __init__ may import what is not installed)."""

@@ -19,17 +19,15 @@ needs = {
 def test_the_second_classifier_reads_fer2013_faces_well_above_chance():
     import cv2
 
-    from empathygraph.eval.face_readers import SecondExpressionClassifier
+    from empathygraph.eval.face_readers import FER2013_TO_COARSE, SecondExpressionClassifier
     from empathygraph.tools.face import MODEL_LABELS
 
     root = SHARED / "media" / "faces" / "fer2013_dev"
     if not root.is_dir():
         pytest.skip("../shared/media/faces/fer2013_dev is not here")
-    folder = {"angry": "anger", "disgust": "disgust", "fear": "fear", "happy": "joy", "neutral": "neutral",
-              "sad": "sadness", "surprise": "surprise"}  # fmt: skip
     classify = SecondExpressionClassifier()
     hits = total = 0
-    for name, label in folder.items():
+    for name, label in FER2013_TO_COARSE.items():
         for path in sorted((root / name).glob("*.jpg"))[:15]:
             probs = classify(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE))
             assert probs.shape == (7,) and probs.sum() == pytest.approx(1.0)
