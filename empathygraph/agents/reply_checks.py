@@ -240,6 +240,11 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|y
 _FIRST_PERSON_SINGULAR = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b")
 
 
+def word_runs(said: list[str], size: int) -> list[tuple[str, ...]]:
+    """Every ``size`` words in a row of ``said``, in order."""
+    return [tuple(said[i : i + size]) for i in range(len(said) - size + 1)]
+
+
 def says_you(text: str) -> bool:
     """Whether ``text`` speaks to them: it says "you" in some form."""
     return bool(_SECOND_PERSON.search(normalize(text)))
@@ -247,7 +252,7 @@ def says_you(text: str) -> bool:
 
 def _first_person_runs(text: str) -> set[tuple[str, ...]]:
     said = words(text)
-    return {tuple(said[i : i + 3]) for i in range(len(said) - 2) if said[i] in _I}
+    return {run for run in word_runs(said, 3) if run[0] in _I}
 
 
 # A sentence whose subject is a thing of theirs ("The spreadsheet ...", "This exam ...").
@@ -435,16 +440,14 @@ def _substance(text: str) -> set[str]:
     return {_stem(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and w not in _COMMON}
 
 
-_EXAMPLE_RUNS = [(_substance(message), {tuple(said[i : i + _COPIED_RUN]) for i in range(len(said) - _COPIED_RUN + 1)})
-                 for message, reply in REPLY_EXAMPLES for said in [words(reply)]]
+_EXAMPLE_RUNS = [(_substance(message), set(word_runs(words(reply), _COPIED_RUN))) for message, reply in REPLY_EXAMPLES]
 
 
 def _copied_run(reply: str, user_words: str) -> str | None:
     """Four words in a row of an example's reply, holding a word of substance they never said, when their message
     is about something else than that example's (no word of substance in common)."""
     theirs = _substance(user_words)
-    said = words(reply)
-    runs = [tuple(said[i : i + _COPIED_RUN]) for i in range(len(said) - _COPIED_RUN + 1)]
+    runs = word_runs(words(reply), _COPIED_RUN)
     for about, example_runs in _EXAMPLE_RUNS:
         if about & theirs:
             continue
@@ -547,12 +550,8 @@ def _told_back(text: str) -> list[str]:
 
 def said_back(text: str, user_words: str) -> str | None:
     """The first ``RESTATED_RUN`` words in a row of ``text`` that are their own message told back to them."""
-    theirs, said = _told_back(user_words), _told_back(text)
-    runs = {tuple(theirs[i : i + RESTATED_RUN]) for i in range(len(theirs) - RESTATED_RUN + 1)}
-    for i in range(len(said) - RESTATED_RUN + 1):
-        if tuple(said[i : i + RESTATED_RUN]) in runs:
-            return " ".join(said[i : i + RESTATED_RUN])
-    return None
+    theirs = set(word_runs(_told_back(user_words), RESTATED_RUN))
+    return next((" ".join(run) for run in word_runs(_told_back(text), RESTATED_RUN) if run in theirs), None)
 
 
 def restates(reply: str, user_words: str) -> str | None:
