@@ -29,6 +29,7 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "That's a big change. I'm really excited but also scared.",
     "I'm happy for you.",
     "That's a big change for you. I'm so happy you're making this decision.",
+    "You're so smart! How do you feel about it now?",  # praise at a mishap reads as mockery
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)
@@ -44,6 +45,7 @@ def test_delight_at_bad_news_is_found(reply: str) -> None:
     "I'm so sorry. Were you excited about the trip before this?",
     "I'm happy you told me. How long did you have him?",
     "I'm so happy you're okay after the crash.",
+    "You're smart, and one slip doesn't change that. What did the client say?",
 ])
 def test_care_for_bad_news_passes(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True) is None

@@ -18,6 +18,7 @@ from empathygraph.agents.reply_checks import (
     asks_stock_question,
     asks_what_they_did,
     borrows_example,
+    credits_them_with,
     denies_their_feeling,
     disclaims_help,
     echoed_harm,
@@ -329,6 +330,9 @@ def test_a_refusal_sentence_is_left_out_and_the_rest_of_the_reply_stays():
     ("Take good care of yourself until we talk again.", False),
     ("What did your family think of the new puppy?", False),
     ("She lived in the US for years before that?", False),
+    ("Wow, an aunt! I can't wait to see the baby!", True),  # looking forward to a part in their life
+    ("That's amazing! I can't wait to try them.", True),
+    ("Oh, I can't wait to hear how it goes!", False),
 ])
 def test_the_listener_speaking_as_one_of_the_people_in_their_life_is_found(reply, as_one_of_them):
     assert bool(joins_their_life(reply)) is as_one_of_them
@@ -434,3 +438,20 @@ def test_people_named_in_earlier_turns_count():
     assert reply_problems("Did your sister say sorry?", context) == []
     assert any("never mentioned" in p for p in reply_problems("Did your sister say sorry?",
                                                               ReplyContext("She called again tonight.")))
+
+
+@pytest.mark.parametrize(("reply", "said", "misattributed"), [
+    ("I'm glad you scored that goal. What happened next?", "My son scored his first goal at football this morning.", True),
+    ("That's so nice! I'm glad you remembered her.", "I bumped into my old teacher and she remembered my name.", True),
+    ("It's great that you passed. How is she celebrating?", "My daughter passed her exams.", True),
+    ("You scored too? Amazing.", "My son scored and then I scored too.", False),  # they did it as well
+    ("Congratulations, you won! Who was in the final?", "We won the league today!", False),  # "we" includes them
+    ("Have you scored before?", "My son scored his first goal.", False),  # asked, not told
+    ("You must be so proud he scored.", "My son scored his first goal.", False),
+    ("You finally passed! How does it feel?", "I finally passed my driving test.", False),
+    ("I hope you kept some cake for yourself.", "My sister baked a huge cake and kept none of it.", False),  # a wish
+])
+def test_what_someone_else_did_said_back_as_theirs_is_found(reply, said, misattributed):
+    assert bool(credits_them_with(reply, said)) is misattributed
+    found = reply_problems(reply, ReplyContext(words=said))
+    assert any("someone else" in problem for problem in found) is misattributed

@@ -9,7 +9,8 @@ harmful, praise of a choice that could hurt them or others (when the choice scre
 one), the listener speaking as the person ("I can't sleep either", "What can I do to apologize?") or as one of
 the people in their life ("We'll never forget."), a thing from the system prompt's examples they never mentioned
 or an example's reply copied, a "You're right" to nothing asked, a "You're welcome" to no thanks, a question
-about someone they never mentioned, and delight at what reads as bad news. A reply that passes them is not shown
+about someone they never mentioned, what someone else did said back as theirs ("I'm glad you scored" to "my son
+scored"), and delight at what reads as bad news. A reply that passes them is not shown
 to be good. The stock phrasings are ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -143,12 +144,13 @@ def praises_choice(reply: str) -> str | None:
 # best friend moved to Australia): ED's human listeners say "I'm (so) excited / thrilled / happy for you" in 183 of
 # 23,180 turns of conversations with a positive label, 16 of 22,810 with a negative one, and neither that nor "I'm happy
 # (that) you ..." (but "... you told me / you're okay") in their replies to the 1,465 first messages of ED valid read
-# as bad news (benchmarks/bad_news.py).
+# as bad news (benchmarks/bad_news.py). Praise of them at bad news reads as mockery ("You're so smart!" to a complaint
+# sent reply-all to the client; ED's listeners say "you're so/such a smart/clever/genius" in 2 of 45,990 turns).
 _CHEERS = re.compile(
     r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
     r"fantastic|exciting|sweet|cute|lovely)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
     r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
-    r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|"
+    r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|you'?re\s+(?:so|such\s+an?)\s+(?:smart|clever|brilliant|genius)\b|"
     r"you\s+(?:sound|look|seem)\s+(?:so\s+|really\s+)?(?:happy|excited|thrilled|relieved|delighted|proud)|"
     r"(?:i'?m|i\s+am)\s+(?:so\s+|really\s+|very\s+)?(?:excited|thrilled|happy\s+for\s+you|happy\s+(?:that\s+)?you"
     r"(?!\s+(?:told|shared|reached|came|talked|called|wrote|said|opened|asked)\b|'?re\s+(?:ok|okay|safe|alright)\b|"
@@ -324,16 +326,77 @@ _GENERIC_WE = re.compile(
     r"our\s+(?:lives|life|own|world|society|bodies|minds|heads))\b"
 )
 _WE = re.compile(r"\b(?:we(?:'ll|'re|'ve|'d)?|us|our|ours|ourselves|let'?s)\b")
+# The listener looking forward to a part in it: "I can't wait to see the baby!" to a new aunt, "I can't wait to try
+# them." to a first tomato, "I can't wait to plan with everyone." to being left out of plans (3 of 43 replies to
+# fresh and everyday dev messages, 2026-12-06). ED's human listeners say it of their own lives in 19 of 45,990 turns
+# ("I can't wait to retire"), which a listener with no life of its own cannot say either; waiting "to hear" is left.
+_LOOKS_FORWARD = re.compile(r"\bi\s+(?:can'?t|cannot)\s+wait\b(?!\s+to\s+hear)")
 
 
 def joins_their_life(reply: str) -> str | None:
-    """A sentence in which the listener speaks as one of the people in their life ("we", "us", "our", "let's"):
-    "We'll never forget.", "We need to find a solution together.", "Do you think we could make a deal?"."""
+    """A sentence in which the listener speaks as one of the people in their life ("we", "us", "our", "let's", or
+    looking forward to a part in it): "We'll never forget.", "Do you think we could make a deal?", "I can't wait to
+    see the baby!"."""
     for sentence in split_sentences(reply):
         said = normalize(sentence.replace("US", "the country"))  # the country is not "us"
-        if _WE.search(said) and not _GENERIC_WE.search(said):
+        if (_WE.search(said) and not _GENERIC_WE.search(said)) or _LOOKS_FORWARD.search(said):
             return (f'the reply says "{sentence.strip()}" as if you were one of the people in their life; '
                     'you are listening from outside it: speak to them about their life with "you"')
+    return None
+
+
+# "I'm glad you scored that goal." to "My son scored his first goal", "I'm glad you remembered her." to "she
+# remembered my name": what someone else did, said back as done by them. Only the same word form counts ("you scored"
+# after "son scored"), not a verb that says being, having or feeling; a "you" after an auxiliary asks ("have you
+# scored?"), and a deed they tell as theirs anywhere in the message ("I scored too", "we won") is theirs to be told.
+_YOU_DID = re.compile(r"(?<!\bhave )(?<!\bhad )(?<!\bdid )(?<!\bcan )(?<!\bcould )(?<!\bwould )(?<!\bwill )(?<!\bhope )"
+                      r"\byou\s+(?:(?:just|finally|really|actually|even|also|all|both)\s+)?([a-z]+)\b")
+_NOT_A_DEED = frozenset({"are", "were", "was", "is", "be", "been", "have", "had", "has", "do", "did", "does", "can",
+                         "could", "would", "will", "should", "must", "might", "may", "feel", "felt", "know", "knew",
+                         "think", "thought", "want", "wanted", "need", "needed", "seem", "seemed", "got", "get", "say",
+                         "said", "mean", "meant", "like", "liked", "love", "loved", "hope", "see", "saw", "look"})
+_IRREGULAR_PAST = frozenset({"won", "made", "took", "gave", "ran", "lost", "found", "left", "told", "wrote", "sent", "broke",
+                             "bought", "caught", "drove", "fell", "flew", "forgot", "kept", "paid", "sold", "spent",
+                             "threw", "went", "came", "built", "drew", "sang", "swam", "taught", "brought", "chose",
+                             "stole", "hit", "beat", "ate", "drank", "rode", "shot", "met", "knitted", "baked"})
+
+
+def _is_deed(verb: str) -> bool:
+    """Whether ``verb`` reads as something done, in the past ("scored", "won"), and not being, having or feeling."""
+    return verb not in _NOT_A_DEED and verb not in ENGLISH_STOP_WORDS and (verb.endswith("ed") or verb in _IRREGULAR_PAST)
+
+
+_DOER_SKIPS = frozenset({"just", "finally", "really", "actually", "even", "also", "all", "both", "never", "always",
+                         "then", "once", "already", "only", "still", "suddenly"})
+_THIRD_PERSON = frozenset({"he", "she", "they"})
+_DETERMINERS = frozenset({"my", "his", "her", "their", "our", "the", "a", "an", "this", "that"})
+
+
+def _doers(said: list[str], verb: str) -> set[str]:
+    """Who does ``verb`` where their words say it: "them" (I or we), "other" (he, she, they, my son, the dog) or
+    "unknown" for each place it stands."""
+    found = set()
+    for index in (i for i, word in enumerate(said) if word == verb):
+        before = [word for word in said[max(0, index - 4):index] if word not in _DOER_SKIPS]
+        if before and before[-1] in ("i", "we"):
+            found.add("them")
+        elif before and (before[-1] in _THIRD_PERSON or (len(before) > 1 and before[-2] in _DETERMINERS)):
+            found.add("other")
+        else:
+            found.add("unknown")
+    return found
+
+
+def credits_them_with(reply: str, user_words: str) -> str | None:
+    """A sentence saying they did what they told you someone else did: "I'm glad you scored that goal." to "My son
+    scored his first goal"."""
+    said = words(user_words)
+    for sentence in split_sentences(reply):
+        for match in _YOU_DID.finditer(normalize(sentence)):
+            verb = match.group(1)
+            if _is_deed(verb) and _doers(said, verb) == {"other"}:
+                return (f'the reply says "{sentence.strip()}", but in their words someone else {verb}; '
+                        "say who did it, as they told it")
     return None
 
 
@@ -615,7 +678,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              disclaims_help(reply, words),
-             asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"),
+             asks_about_someone_unnamed(reply, f"{context.earlier}\n{words}"), credits_them_with(reply, words),
              None if context.advice_ok else gives_advice(reply),
              praises_choice(reply) if context.risky_choice else None, cheers_bad_news(reply, context.bad_news)]
     return [problem for problem in found if problem]
