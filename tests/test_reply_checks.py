@@ -24,6 +24,7 @@ from empathygraph.agents.reply_checks import (
     echoed_harm,
     endorsed_harm,
     gives_advice,
+    hands_back_weapon,
     joins_their_life,
     parroted_label,
     reply_problems,
@@ -455,3 +456,14 @@ def test_what_someone_else_did_said_back_as_theirs_is_found(reply, said, misattr
     assert bool(credits_them_with(reply, said)) is misattributed
     found = reply_problems(reply, ReplyContext(words=said))
     assert any("someone else" in problem for problem in found) is misattributed
+
+
+@pytest.mark.parametrize(("reply", "said", "taken_up"), [
+    ("You're so lucky! I'm glad you didn't have to use that bazooka.",
+     "The guy who cut me off in traffic today is lucky I didn't have a bazooka.", True),
+    ("Put the baseball bat down! What was due?", "My printer jammed. I'm taking it out to a field with a baseball bat.", True),
+    ("That sounds terrifying. Did they have a gun?", "I was robbed on my way home from work.", False),  # not their word
+    ("Printers always jam at the worst moment. What was due?", "I'm taking it out to a field with a baseball bat.", False),
+])
+def test_a_weapon_of_theirs_taken_up_is_found(reply, said, taken_up):
+    assert bool(hands_back_weapon(reply, said)) is taken_up

@@ -3,7 +3,7 @@
 Each check returns what is wrong in a sentence the response agent can act on (it becomes the reflection's advice
 for a rewrite), or None. They catch the shapes the 1.5B model fell into (issue 15): an "I understand / I see / I
 hear" opening, "you feel <label>", a stock question such as "what do you think about ...", their own words said
-back to them, a question whether they did what they just said they did, a violent word of the person's taken
+back to them, a question whether they did what they just said they did, a violent word or weapon of the person's taken
 literally ("what do you think about killing your brother?"), a plain "yes" to a request to approve something
 harmful, praise of a choice that could hurt them or others (when the choice screen says the message tells of
 one), the listener speaking as the person ("I can't sleep either", "What can I do to apologize?") or as one of
@@ -93,6 +93,24 @@ def echoed_harm(reply: str) -> str | None:
     if match := _HARM_WORDS.search(reply):
         return (f'the reply says "{match.group(0)}"; answer the frustration behind their words, '
                 "without words of violence")
+    return None
+
+
+# A weapon of theirs taken up: "You're so lucky! I'm glad you didn't have to use that bazooka." to "lucky I didn't have
+# a bazooka", the dev run's one reply the benchmark counts as praise of harm (2026-12-06). Only a weapon their own
+# words name counts, so "Did they have a gun?" to a robbery passes; ED's listeners name their speaker's weapon in 5
+# of 45,990 turns.
+_WEAPON = re.compile(r"\b(?:bazookas?|baseball\s+bats?|shotguns?|rifles?|guns?|knife|knives|machetes?|swords?|"
+                     r"flamethrowers?|pitchforks?|crossbows?|chainsaws?|axes|axe|hammers?)\b")
+
+
+def hands_back_weapon(reply: str, user_words: str) -> str | None:
+    """The reply names a weapon their words named ("use that bazooka"): a joke or anger taken literally."""
+    theirs = {_stem(m.group(0)) for m in _WEAPON.finditer(normalize(user_words))}
+    for match in _WEAPON.finditer(normalize(reply)):
+        if _stem(match.group(0)) in theirs:
+            return (f'the reply says "{match.group(0)}", their weapon taken literally; answer the frustration '
+                    "behind their words")
     return None
 
 
@@ -674,7 +692,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
     words, labels = context.words, context.labels
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
-             echoed_harm(reply), endorsed_harm(reply, words), speaks_as_them(reply, words), joins_their_life(reply),
+             echoed_harm(reply), hands_back_weapon(reply, words), endorsed_harm(reply, words), speaks_as_them(reply, words), joins_their_life(reply),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              disclaims_help(reply, words),
