@@ -57,3 +57,11 @@ def test_a_misquote_is_asked_again_with_the_quote_limited_to_the_message_s_claus
     schema = again.options["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["quote"]["enum"] == ["I can't sleep", "because I lost my job"]
     assert result.emotion.causes == ["because I lost my job"]
+
+
+def test_clauses_leave_out_what_a_grammar_choice_cannot_hold_and_still_quote_the_words():
+    text = 'My daughter said her first sentence. It was "no, daddy, mine." Then she typed C:\\games'
+    pieces = clauses(text)
+    assert pieces == ("My daughter said her first sentence", "It was no", "daddy", "mine", "Then she typed C: games")
+    assert not any(mark in piece for piece in pieces for mark in '"\\')
+    assert all(find_quote(piece, text) is not None for piece in pieces)

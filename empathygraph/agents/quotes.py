@@ -39,14 +39,19 @@ def nearest_sentence(quote: str, source: str) -> str:
     return max(sentences, key=lambda s: len(wanted & {w.lower() for w in _WORD.findall(s)}))
 
 
-_CLAUSE_BREAK = re.compile(r"(?<=[.!?;,:])\s+|\s+(?=(?:and|but|because|when|since|while)\b)", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"(?<=[.!?;,:])\s+|(?<=[.!?][\"”’)])\s+|\s+(?=(?:and|but|because|when|since|while)\b)", re.IGNORECASE)
+# Characters a clause leaves out: the clauses become a grammar's string choices, and llama-cpp-python's
+# JSON-schema converter spells a straight quote mark or backslash inside one as a grammar llama.cpp cannot
+# parse (a message quoting someone, 'It was "no, daddy, mine."', failed the whole turn); control characters too.
+_UNQUOTABLE = re.compile(r'\s*["\\\x00-\x1f]+\s*')
 
 
 def clauses(source: str, max_words: int = 14) -> tuple[str, ...]:
     """The clauses of ``source`` (split at punctuation and conjunctions), as quotable choices.
 
     A clause longer than ``max_words`` is cut into pieces of at most that many words;
-    each clause keeps the user's exact characters, so any choice is a true quote.
+    each clause keeps the user's exact words (straight quote marks, backslashes and control characters
+    left out, see ``_UNQUOTABLE``), so any choice is a true quote.
     """
     pieces = []
     for part in _CLAUSE_BREAK.split(source.strip()):
@@ -55,6 +60,6 @@ def clauses(source: str, max_words: int = 14) -> tuple[str, ...]:
         for start in range(0, len(words), max_words):
             chunk = words[start : start + max_words]
             if chunk:
-                pieces.append(part[chunk[0].start() : chunk[-1].end()])
+                pieces.append(_UNQUOTABLE.sub(" ", part[chunk[0].start() : chunk[-1].end()]))
     return tuple(dict.fromkeys(pieces))
 

@@ -185,3 +185,18 @@ def test_the_prefix_cache_keeps_only_the_files_used_last(tmp_path):
     (tmp_path / "notes.txt").write_text("not a cache file")
     PrefixCache(tmp_path, keep=2).prune()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["newer.kv", "newest.kv", "notes.txt"]
+
+
+def test_a_cause_quote_grammar_from_a_message_that_quotes_someone_parses(model_path):
+    """The message's clauses become the quote's grammar choices; a straight quote mark in one once made a
+    grammar llama.cpp could not parse, and the turn failed."""
+    from empathygraph.agents.emotion_cause import CauseDraft
+    from empathygraph.agents.quotes import clauses
+    from empathygraph.agents.structured import with_choices
+    from empathygraph.backbones.base import json_schema_format
+
+    message = 'My daughter said her first sentence today. It was "no, daddy, mine." Saved as C:\\kids\\first.txt'
+    schema = json_schema_format(with_choices(CauseDraft, "quote", clauses(message)), "json_object")["schema"]
+    ask = [{"role": "user", "content": f'{message}\nJSON: "scenario", "quote" (the part that says why), "intensity".'}]
+    _, answer, _ = complete_in_batches(GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False), ask, schema)
+    assert answer["quote"] in clauses(message)
