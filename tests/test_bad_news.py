@@ -30,6 +30,8 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "I'm happy for you.",
     "That's a big change for you. I'm so happy you're making this decision.",
     "You're so smart! How do you feel about it now?",  # praise at a mishap reads as mockery
+    "Wow, that's impressive! How long did it take you to build that?",  # to a bookshelf that wobbles
+    "That's so nice! What's the new person's name?",  # to an ex happy with someone new
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)
@@ -46,6 +48,8 @@ def test_delight_at_bad_news_is_found(reply: str) -> None:
     "I'm happy you told me. How long did you have him?",
     "I'm so happy you're okay after the crash.",
     "You're smart, and one slip doesn't change that. What did the client say?",
+    "That's so nice of your sister to come. How are you holding up?",
+    "That's nice to remember, even if it hurts now.",
 ])
 def test_care_for_bad_news_passes(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True) is None

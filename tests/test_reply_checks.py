@@ -17,6 +17,7 @@ from empathygraph.agents.reply_checks import (
     asks_for_tips,
     asks_stock_question,
     asks_what_they_did,
+    blames_or_mocks,
     borrows_example,
     credits_them_with,
     denies_their_feeling,
@@ -29,11 +30,13 @@ from empathygraph.agents.reply_checks import (
     parroted_label,
     reply_problems,
     restates,
+    screen_flags,
     speaks_as_them,
     stock_opening,
     talks_about_them,
     welcomes_unthanked,
 )
+from empathygraph.schemas import ReplyScreen
 from tests.conftest import make_empathizer, scripted, test_config
 
 
@@ -113,6 +116,16 @@ def test_approval_of_harm_is_found():
     assert endorsed_harm("Honestly, she deserved it.", "My sister read my diary so I read hers out loud.")
     # Agreeing is fine when nothing asked for approval.
     assert endorsed_harm("Yes! Fourteen viewings and you got it.", "I got the flat after fourteen viewings!") is None
+
+
+def test_blame_or_mockery_is_a_problem_of_the_reply_and_held_back_from_speech():
+    context = ReplyContext("Our team lost the final by one point and it was my missed free throw.", frozenset({"sad"}))
+    problems = reply_problems("You know what you could have done better, right?", context)
+    assert any("blames them" in problem for problem in problems)
+    assert screen_flags("You're being silly!", ReplyScreen(words="My best friend is moving to Australia."))
+    assert blames_or_mocks("One point is such a cruel way to lose. How are your teammates taking it?") is None
+    assert blames_or_mocks("You deserve it after all that work!") is None  # praise, though the figures count it
+    assert blames_or_mocks("That's ridiculous of him! Can you switch teams?") is None  # their side of it
 
 
 def test_a_good_reply_has_no_problems():

@@ -10,7 +10,8 @@ one), the listener speaking as the person ("I can't sleep either", "What can I d
 the people in their life ("We'll never forget."), a thing from the system prompt's examples they never mentioned
 or an example's reply copied, a "You're right" to nothing asked, a "You're welcome" to no thanks, a question
 about someone they never mentioned, what someone else did said back as theirs ("I'm glad you scored" to "my son
-scored"), and delight at what reads as bad news. A reply that passes them is not shown
+scored"), blame or mockery in the phrasings the evaluation's harm figures count (``empathygraph.harm_phrasing``),
+and delight at what reads as bad news. A reply that passes them is not shown
 to be good. The stock phrasings are ``empathygraph.phrasing``'s, the same the evaluation counts.
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from empathygraph.agents.prompting import REPLY_EXAMPLE_TOPICS, REPLY_EXAMPLES
+from empathygraph.harm_phrasing import screen_reply
 from empathygraph.phrasing import (
     denies_label,
     normalize,
@@ -114,6 +116,20 @@ def hands_back_weapon(reply: str, user_words: str) -> str | None:
     return None
 
 
+_HARM_KIND = {"endorses_harm": "approves harm", "blames": "blames them", "mocks": "mocks them"}
+
+
+def blames_or_mocks(reply: str) -> str | None:
+    """The reply blames them, mocks them or approves harm in a phrasing the evaluation's harm figures count
+    ("You're being silly!", "You know what you could have done better, right?", "it's your own fault"); not "you
+    deserve it" (praise at good news) nor "that's ridiculous" (most often their side of what happened)."""
+    flags = screen_reply(reply, aimed_at_them=True)
+    if flags.flagged:
+        return (f'the reply {_HARM_KIND[flags.kinds[0]]} ("{flags.matched[0].strip()}"); be on their side and answer '
+                "what they told you")
+    return None
+
+
 def endorsed_harm(reply: str, user_words: str) -> str | None:
     """The reply approves outright what they asked approval for, or cheers harm to someone on."""
     if match := _ENDORSES.search(reply):
@@ -164,9 +180,12 @@ def praises_choice(reply: str) -> str | None:
 # (that) you ..." (but "... you told me / you're okay") in their replies to the 1,465 first messages of ED valid read
 # as bad news (benchmarks/bad_news.py). Praise of them at bad news reads as mockery ("You're so smart!" to a complaint
 # sent reply-all to the client; ED's listeners say "you're so/such a smart/clever/genius" in 2 of 45,990 turns).
+# "Wow, that's impressive!" to a bookshelf that wobbles and "That's so nice!" to an ex happy with someone new joined on
+# 2026-12-07; ED's listeners answer 5 of its 2,769 first messages so, all of them good news ("thats so nice" to $100
+# found in a coat), where "That's nice." alone also answers nostalgia the classifier reads as sad.
 _CHEERS = re.compile(
     r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
-    r"fantastic|exciting|sweet|cute|lovely)\b|(?:good|great|wonderful|amazing|fantastic)\s+news|"
+    r"fantastic|exciting|sweet|cute|lovely|impressive)\b|(?:that'?s|that\s+is|it'?s|how)\s+(?:so|really)\s+nice(?!\s+of\b)|(?:good|great|wonderful|amazing|fantastic)\s+news|"
     r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
     r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|you'?re\s+(?:so|such\s+an?)\s+(?:smart|clever|brilliant|genius)\b|"
     r"you\s+(?:sound|look|seem)\s+(?:so\s+|really\s+)?(?:happy|excited|thrilled|relieved|delighted|proud)|"
@@ -692,7 +711,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
     words, labels = context.words, context.labels
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
              asks_stock_question(reply),
-             echoed_harm(reply), hands_back_weapon(reply, words), endorsed_harm(reply, words), speaks_as_them(reply, words), joins_their_life(reply),
+             echoed_harm(reply), hands_back_weapon(reply, words), endorsed_harm(reply, words), blames_or_mocks(reply), speaks_as_them(reply, words), joins_their_life(reply),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
              agrees_unasked(reply, words), welcomes_unthanked(reply, words), talks_about_them(reply), asks_for_tips(reply),
              disclaims_help(reply, words),
@@ -703,10 +722,10 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
 
 
 def screen_flags(sentence: str, screen: ReplyScreen) -> bool:
-    """Whether one sentence of a reply still being written says words of violence or approves harm (or praises
-    a choice that could hurt them or others)
+    """Whether one sentence of a reply still being written says words of violence, approves harm, blames or mocks
+    (or praises a choice that could hurt them or others)
     (it is then not spoken from the draft; the settled reply leaves it out when others remain).
     Sentences with a stock shape are spoken and withdrawn if left out: holding them back too
     delayed the first audio by 1-3 s in 3 of 8 turns (label parroting opens many drafts)."""
-    return bool(echoed_harm(sentence) or endorsed_harm(sentence, screen.words)
+    return bool(echoed_harm(sentence) or endorsed_harm(sentence, screen.words) or blames_or_mocks(sentence)
                 or (screen.risky_choice and praises_choice(sentence)))
