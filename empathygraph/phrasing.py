@@ -42,7 +42,8 @@ _GENERIC_QUESTIONS = [
     _WHAT_DO_YOU_THINK,
     re.compile(r"\bwhat\s+do\s+you\s+think\s+of\s+(?:it|that|this)\b"),
     re.compile(r"\bhow\s+do\s+you\s+think\s+about\b"),  # the same question, garbled by the 1.5B model
-    re.compile(r"\bhow\s+do\s+you\s+feel\s+about\s+(?:it|that|this|all\s+(?:of\s+)?(?:it|that|this))\s*\?"),
+    # (and in the past: "That's so sad to hear! How did you feel about it?" to a wedding speech; 1 of 45,990 ED turns)
+    re.compile(r"\bhow\s+(?:do|did)\s+you\s+feel\s+about\s+(?:it|that|this|all\s+(?:of\s+)?(?:it|that|this))\s*\?"),
     re.compile(r"\bhow\s+(?:does|did)\s+(?:it|that|this)\s+make\s+you\s+feel\b"),
     re.compile(r"\b(?:can|could|would)\s+you\s+tell\s+me\s+(?:a\s+(?:little|bit)\s+)?more(?:\s+about\s+(?:it|that|this))?"
                r"\s*\?"),
@@ -51,6 +52,8 @@ _GENERIC_QUESTIONS = [
     # other questions about life?", "... about your job or the workplace?", "Is there anything else you'd like
     # to know or talk about today?" to a eulogy to give)
     re.compile(r"\bdo\s+you\s+have\s+any\s+(?:other\s+|more\s+|further\s+)?questions?\b"),
+    # ("Do you have any other concerns?" to a dog's failing kidneys, 2026-12-07; 0 of 45,990 ED listener turns)
+    re.compile(r"\bany\s+(?:other|more|further)\s+concerns\b"),
     re.compile(r"\banything\s+else\s+(?:you'd|you\s+would|you)\s+(?:like|want)\s+to\s+(?:know|ask|talk\s+about|share|discuss)\b"),
     # the same close offered as help, and a form that asks for more of anything (0 of 45,990 ED listener turns
     # either; the 1.5B model: "Is there anything else I can help you with?", "Do you have any other details

@@ -84,6 +84,9 @@ def test_generic_questions():
     assert asks_generic_question("It's so stressful! How about you?")  # turns the talk away from them
     assert not asks_generic_question("How about your sister, did she come?")
     assert not asks_generic_question("How do you feel about the new job so far?")
+    assert asks_generic_question("That's so sad to hear! How did you feel about it?")
+    assert asks_generic_question("Do you have any other concerns?")  # a help desk's close
+    assert not asks_generic_question("How did you feel when the doctor called?")
 
 
 def test_specificity_counts_the_persons_content_words_reused():
