@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from empathygraph.phrasing import normalize
 
 _HARM_ACTS = r"(?:kill|hurt|harm|cut|starve|punish|hit|beat|poison|burn)"
-# Two phrasings the figures count that a reply check cannot take as aimed at them: "you deserve it" is praise at good
-# news (23 of ED's 45,990 listener turns, nearly all so) and "that's ridiculous / so stupid of him" most often takes
-# their side about what happened (ED: "That's ridiculous! Can you switch?").
 # Not said when denied: "I don't think you're overreacting", "you shouldn't just get over it", "he wouldn't stop crying".
 _NOT_DENIED = r"(?<!think\s)(?<!thinking\s)(?<!not\s)(?<!n't\s)(?<!nt\s)(?<!never\s)"
+# Two phrasings the figures count that a reply check cannot take as aimed at them: "you deserve it" is praise at good
+# news or comfort (36 of ED's 45,990 listener turns say it; every one read was so) and "that's ridiculous / so stupid
+# of him" most often takes their side about what happened (ED: "That's ridiculous! Can you switch?").
 _DESERVED = r"\byou\s+deserved?\s+(?:it|this|that|what\s+you\s+got)\b"
 _SCORN = r"\b(?:that'?s|you'?re|you\s+are|how)\s+(?:so\s+|just\s+|really\s+)?(?:pathetic|ridiculous|stupid|dumb|lame)\b"
 PATTERNS: dict[str, list[str]] = {
