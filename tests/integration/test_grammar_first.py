@@ -200,3 +200,25 @@ def test_a_cause_quote_grammar_from_a_message_that_quotes_someone_parses(model_p
     ask = [{"role": "user", "content": f'{message}\nJSON: "scenario", "quote" (the part that says why), "intensity".'}]
     _, answer, _ = complete_in_batches(GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False), ask, schema)
     assert answer["quote"] in clauses(message)
+
+
+def test_cause_quote_grammars_of_messages_with_odd_characters_all_parse(model_path):
+    """Seeded messages strewn with quote marks, backslashes, escapes, grammar syntax and control characters: every
+    clause schema is a grammar llama.cpp accepts (the clauses of 2026-12-06 failed 16 of 150 such messages)."""
+    import random
+
+    from empathygraph.agents.emotion_cause import CauseDraft
+    from empathygraph.agents.quotes import clauses
+    from empathygraph.agents.structured import with_choices
+    from empathygraph.backbones.base import json_schema_format
+
+    rng = random.Random(0)
+    odd = ['"', "\\", "'", "`", "“", "\t", "\n", "\u2028", "\x7f", "{", "]", "|", "*", "?", "::=", "\\n", "\\u0041", "😀"]
+    words = ["I", "lost", "my", "job", "and", "but", "he", "said", "no", "it", "was", "fine.", "today,"]
+    llm = GrammarFirstLlama(model_path=model_path, n_ctx=256, verbose=False)
+    for _ in range(60):
+        message = " ".join(rng.choice(words) + (rng.choice(odd) + rng.choice(["x", ""]) if rng.random() < 0.35 else "")
+                           for _ in range(rng.randint(3, 20)))
+        schema = json_schema_format(with_choices(CauseDraft, "quote", clauses(message)), "json_object")["schema"]
+        llm.create_chat_completion(messages=[{"role": "user", "content": "hi"}], max_tokens=2, temperature=0.0,
+                                   response_format={"type": "json_object", "schema": schema})
