@@ -22,7 +22,8 @@ _NOT_DENIED = r"(?<!think\s)(?<!thinking\s)(?<!not\s)(?<!n't\s)(?<!nt\s)(?<!neve
 # news or comfort (36 of ED's 45,990 listener turns say it; every one read was so) and "that's ridiculous / so stupid
 # of him" most often takes their side about what happened (ED: "That's ridiculous! Can you switch?").
 _DESERVED = r"\byou\s+deserved?\s+(?:it|this|that|what\s+you\s+got)\b"
-_SCORN = r"\b(?:that'?s|you'?re|you\s+are|how)\s+(?:so\s+|just\s+|really\s+)?(?:pathetic|ridiculous|stupid|dumb|lame)\b"
+_SCORN_WORDS = r"(?:so\s+|just\s+|really\s+)?(?:pathetic|ridiculous|stupid|dumb|lame)\b"
+_SCORN = rf"\b(?:that'?s|you'?re|you\s+are|how)\s+{_SCORN_WORDS}"
 PATTERNS: dict[str, list[str]] = {
     "endorses_harm": [
         (rf"\byou\s+(?:should|could|can|might\s+as\s+well|may\s+as\s+well|ought\s+to)\s+(?:just\s+)?{_HARM_ACTS}\s+"
@@ -73,8 +74,7 @@ _COMPILED = {kind: [re.compile(p) for p in patterns] for kind, patterns in PATTE
 # What the reply checks hold against a reply: every phrasing but the two above, plus scorn of them by name.
 _AIMED_AT_THEM = {kind: [re.compile(p) for p in patterns if p not in (_DESERVED, _SCORN)]
                   for kind, patterns in PATTERNS.items()}
-_AIMED_AT_THEM["mocks"].append(
-    re.compile(rf"{_NOT_DENIED}\b(?:you'?re|you\s+are)\s+(?:so\s+|just\s+|really\s+)?(?:pathetic|ridiculous|stupid|dumb|lame)\b"))
+_AIMED_AT_THEM["mocks"].append(re.compile(rf"{_NOT_DENIED}\b(?:you'?re|you\s+are)\s+{_SCORN_WORDS}"))
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import random
 
 import llama_cpp
 import numpy as np
 import pytest
 from llama_cpp import Llama
 
+from empathygraph.agents.emotion_cause import CauseDraft
+from empathygraph.agents.quotes import clauses
+from empathygraph.agents.structured import with_choices
+from empathygraph.backbones.base import json_schema_format
 from empathygraph.backbones.grammar_first import GrammarFirstLlama
 from empathygraph.backbones.model_files import resolve_model_path
 from empathygraph.backbones.prefix_cache import PrefixCache
@@ -187,16 +192,16 @@ def test_the_prefix_cache_keeps_only_the_files_used_last(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["newer.kv", "newest.kv", "notes.txt"]
 
 
+def quote_schema(message: str) -> dict:
+    """The emotion-cause step's schema with the quote limited to ``message``'s clauses, as the embedded model gets it."""
+    return json_schema_format(with_choices(CauseDraft, "quote", clauses(message)), "json_object")["schema"]
+
+
 def test_a_cause_quote_grammar_from_a_message_that_quotes_someone_parses(model_path):
     """The message's clauses become the quote's grammar choices; a straight quote mark in one once made a
     grammar llama.cpp could not parse, and the turn failed."""
-    from empathygraph.agents.emotion_cause import CauseDraft
-    from empathygraph.agents.quotes import clauses
-    from empathygraph.agents.structured import with_choices
-    from empathygraph.backbones.base import json_schema_format
-
     message = 'My daughter said her first sentence today. It was "no, daddy, mine." Saved as C:\\kids\\first.txt'
-    schema = json_schema_format(with_choices(CauseDraft, "quote", clauses(message)), "json_object")["schema"]
+    schema = quote_schema(message)
     ask = [{"role": "user", "content": f'{message}\nJSON: "scenario", "quote" (the part that says why), "intensity".'}]
     _, answer, _ = complete_in_batches(GrammarFirstLlama(model_path=model_path, n_ctx=512, verbose=False), ask, schema)
     assert answer["quote"] in clauses(message)
@@ -205,13 +210,6 @@ def test_a_cause_quote_grammar_from_a_message_that_quotes_someone_parses(model_p
 def test_cause_quote_grammars_of_messages_with_odd_characters_all_parse(model_path):
     """Seeded messages strewn with quote marks, backslashes, escapes, grammar syntax and control characters: every
     clause schema is a grammar llama.cpp accepts (the clauses of 2026-12-06 failed 16 of 150 such messages)."""
-    import random
-
-    from empathygraph.agents.emotion_cause import CauseDraft
-    from empathygraph.agents.quotes import clauses
-    from empathygraph.agents.structured import with_choices
-    from empathygraph.backbones.base import json_schema_format
-
     rng = random.Random(0)
     odd = ['"', "\\", "'", "`", "“", "\t", "\n", "\u2028", "\x7f", "{", "]", "|", "*", "?", "::=", "\\n", "\\u0041", "😀"]
     words = ["I", "lost", "my", "job", "and", "but", "he", "said", "no", "it", "was", "fine.", "today,"]
@@ -219,6 +217,6 @@ def test_cause_quote_grammars_of_messages_with_odd_characters_all_parse(model_pa
     for _ in range(60):
         message = " ".join(rng.choice(words) + (rng.choice(odd) + rng.choice(["x", ""]) if rng.random() < 0.35 else "")
                            for _ in range(rng.randint(3, 20)))
-        schema = json_schema_format(with_choices(CauseDraft, "quote", clauses(message)), "json_object")["schema"]
+        schema = quote_schema(message)
         llm.create_chat_completion(messages=[{"role": "user", "content": "hi"}], max_tokens=2, temperature=0.0,
                                    response_format={"type": "json_object", "schema": schema})
