@@ -20,6 +20,7 @@ from empathygraph.agents.strategy_prior import STRATEGIES, StrategyPrior, contex
 from empathygraph.eval.loaders import load_esconv
 from empathygraph.eval.samples import Sample
 from empathygraph.eval.systems import previous_strategy
+from empathygraph.tools.term_weights import TermWeights
 
 
 def matrix(samples: list[Sample], vectorizer: TfidfVectorizer) -> np.ndarray:
@@ -55,7 +56,7 @@ def main() -> None:
     bias = np.full(len(STRATEGIES), -1e4, np.float32)
     for row, cls in enumerate(clf.classes_):
         weight[cls], bias[cls] = clf.coef_[row], clf.intercept_[row]
-    prior = StrategyPrior(dict(vectorizer.vocabulary_), vectorizer.idf_.astype(np.float32), weight, bias)
+    prior = StrategyPrior(TermWeights(dict(vectorizer.vocabulary_), vectorizer.idf_.astype(np.float32)), weight, bias)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     prior.save(args.out)
     check = StrategyPrior.load(args.out)

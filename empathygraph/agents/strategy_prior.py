@@ -8,28 +8,20 @@ reply's position feed a multinomial logistic regression trained on ESConv train 
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from empathygraph.schemas import Strategy
+from empathygraph.tools.term_weights import TermWeights, terms
 
 PRIOR_PATH = Path(__file__).parent / "data" / "strategy_prior.npz"
 STRATEGIES: list[Strategy] = list(Strategy)
 POSITION_BUCKETS = (0, 1, 2, 4, 8, 16)
-_WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
-
-
-def terms(text: str) -> list[str]:
-    """Lower-cased unigrams and bigrams, as scikit-learn's TfidfVectorizer(ngram_range=(1, 2)) forms them."""
-    words = _WORD.findall(text.lower())
-    return words + [f"{a} {b}" for a, b in pairwise(words)]
+__all__ = ["STRATEGIES", "StrategyPredictor", "StrategyPrior", "context_features", "default_prior", "terms"]
 
 
 def context_features(previous: Strategy | None, position: int) -> np.ndarray:
@@ -51,25 +43,12 @@ class StrategyPredictor(Protocol):
 class StrategyPrior:
     """TF-IDF vocabulary and a softmax layer over [tfidf, previous strategy, position]."""
 
-    vocabulary: dict[str, int]
-    idf: np.ndarray
+    words: TermWeights
     weight: np.ndarray  # strategies × features
     bias: np.ndarray
 
-    def tfidf(self, text: str) -> np.ndarray:
-        """Sublinear-tf TF-IDF vector, l2-normalised (TfidfVectorizer's defaults with sublinear_tf)."""
-        vec = np.zeros(len(self.vocabulary), np.float32)
-        counts: dict[int, int] = {}
-        for term in terms(text):
-            if (index := self.vocabulary.get(term)) is not None:
-                counts[index] = counts.get(index, 0) + 1
-        for index, count in counts.items():
-            vec[index] = (1.0 + math.log(count)) * self.idf[index]
-        norm = float(np.linalg.norm(vec))
-        return vec / norm if norm else vec
-
     def features(self, text: str, previous: Strategy | None, position: int) -> np.ndarray:
-        return np.concatenate([self.tfidf(text), context_features(previous, position)])
+        return np.concatenate([self.words.vector(text), context_features(previous, position)])
 
     def predict(self, seeker_text: str, previous: Strategy | None, position: int) -> list[tuple[Strategy, float]]:
         """Strategies ranked by probability, most likely first."""
@@ -79,15 +58,13 @@ class StrategyPrior:
         return [(STRATEGIES[i], round(float(probs[i]), 4)) for i in np.argsort(-probs)]
 
     def save(self, path: Path) -> None:
-        terms_sorted = sorted(self.vocabulary, key=self.vocabulary.get)
-        np.savez_compressed(path, terms=np.array(terms_sorted), idf=self.idf.astype(np.float32),
+        np.savez_compressed(path, terms=self.words.terms_in_order(), idf=self.words.idf.astype(np.float32),
                             weight=self.weight.astype(np.float32), bias=self.bias.astype(np.float32))
 
     @classmethod
     def load(cls, path: Path = PRIOR_PATH) -> StrategyPrior:
         data = np.load(path)
-        vocabulary = {str(t): i for i, t in enumerate(data["terms"])}
-        return cls(vocabulary, data["idf"], data["weight"], data["bias"])
+        return cls(TermWeights.from_arrays(data["terms"], data["idf"]), data["weight"], data["bias"])
 
 
 @lru_cache(maxsize=1)

@@ -20,18 +20,16 @@ compare systems on the same items rather than reading its levels as absolute.
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
 from empathygraph.errors import BackendError
 from empathygraph.phrasing import normalize
+from empathygraph.tools.term_weights import TermWeights, with_pairs
 
 JUDGE_PATH = Path(__file__).parent / "data" / "empathy_judge.npz"
 MECHANISMS = ("emotional_reactions", "interpretations", "explorations")
@@ -40,28 +38,26 @@ TOKEN_PATTERN = r"[a-z']+|[?!]"  # words (with their apostrophes) and the marks 
 _TOKEN = re.compile(TOKEN_PATTERN)
 
 
-@dataclass(frozen=True)
-class WordFeatures:
-    """TF-IDF of words and word pairs as scikit-learn's ``TfidfVectorizer(ngram_range=(1, 2),
-    sublinear_tf=True, token_pattern=TOKEN_PATTERN)`` computes it over ``normalize``d text."""
+def judge_terms(text: str) -> list[str]:
+    """The judge's terms: words (with their apostrophes), "?" and "!" of the ``normalize``d text, and word pairs,
+    as ``TfidfVectorizer(ngram_range=(1, 2), token_pattern=TOKEN_PATTERN)`` forms them."""
+    return with_pairs(_TOKEN.findall(normalize(text)))
 
-    terms: list[str]  # column order
-    idf: np.ndarray
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", {t: i for i, t in enumerate(self.terms)})
+class WordFeatures(TermWeights):
+    """TF-IDF of the judge's terms (``judge_terms``), sublinear tf, as the training script's vectorizer."""
+
+    def __init__(self, terms: Sequence[str], idf: np.ndarray) -> None:
+        super().__init__({str(t): i for i, t in enumerate(terms)}, np.asarray(idf, np.float32), judge_terms)
+
+    @property
+    def terms(self) -> list[str]:
+        """The terms in column order."""
+        return self.terms_in_order().tolist()
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
         """One l2-normalised row per text; terms not in the vocabulary are dropped."""
-        rows = np.zeros((len(texts), len(self.terms)), np.float32)
-        for row, text in enumerate(texts):
-            tokens = _TOKEN.findall(normalize(text))
-            grams = Counter(tokens + [f"{a} {b}" for a, b in pairwise(tokens)])
-            for gram, count in grams.items():
-                if (col := self._index.get(gram)) is not None:
-                    rows[row, col] = (1.0 + math.log(count)) * self.idf[col]
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return rows / np.where(norms > 0, norms, 1.0)
+        return self.matrix(list(texts))
 
 
 @dataclass(frozen=True)
