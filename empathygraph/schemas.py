@@ -442,8 +442,8 @@ class TextEmotionCue(StepOutput):
     )
     encoder_top: list[LabelScore] = Field(
         default_factory=list,
-        description="the sentence encoder's own top 3 when the LLM's emotion probe was blended into ``top`` "
-        "(empty: ``top`` is the encoder's alone)",
+        description="the sentence encoder's own top 3 when the word reader or the LLM's emotion probe was blended "
+        "into ``top`` (empty: ``top`` is the encoder's alone)",
     )
 
     def negative_mass(self) -> float:

@@ -105,6 +105,8 @@ def read_node(state: MergState, runtime: Runtime[RunContext]) -> dict:
             notes.append("no text-emotion classifier installed")
         else:
             cues.text_emotion = cue
+        if toolbox.word_emotion_unavailable:
+            notes.append(f"word emotion reader unavailable, the encoder read alone: {toolbox.word_emotion_unavailable}")
     try:  # the choice probe over the state read above, else the encoder screen (none without the encoder)
         cues.choice = toolbox.choice(words, llm_state=found.state if found.choice is not None else None)
     except BackendError as exc:

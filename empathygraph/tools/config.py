@@ -18,6 +18,11 @@ class PerceptionConfig(BaseModel):
 
     text_emotion: bool = True
     text_emotion_top_k: int = Field(default=3, ge=1, le=32)
+    word_emotion: bool = Field(
+        default=True,
+        description="blend the word-level emotion reader (TF-IDF over the message's words and word pairs, "
+        "tools/word_emotion.py) into the text-emotion encoder's ranking, before any emotion probe",
+    )
     emotion_probe: bool = Field(
         default=True,
         description="blend the emotion probe over the embedded backbone's hidden states (read once a turn, with the "

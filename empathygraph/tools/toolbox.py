@@ -31,8 +31,9 @@ from empathygraph.tools.risk import ProbeReading, RiskScreen
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel
 from empathygraph.tools.risk_probe import RiskProbe
 from empathygraph.tools.text_emotion import EMOTION_TOP_PATH, TextEmotionClassifier, coarse_ranking, ranked
+from empathygraph.tools.word_emotion import WORD_EMOTION_PATH, WordEmotionReader
 
-Probe = TypeVar("Probe", RiskProbe, EmotionProbe)
+Probe = TypeVar("Probe", RiskProbe, EmotionProbe, WordEmotionReader)
 
 
 class ToolBox:
@@ -47,12 +48,15 @@ class ToolBox:
         self._risk_probe: RiskProbe | None = None
         self.emotion_probe_unavailable: str | None = None
         self._emotion_probe: EmotionProbe | None = None
+        self.word_emotion_unavailable: str | None = None
+        self._word_emotion: WordEmotionReader | None = None
         self.choice_probe_unavailable: str | None = None
         self._choice_probe: ChoiceProbe | None = None
         # Conversation ids the example bank leaves out (an evaluation's held-out conversations).
         self.held_out: frozenset[str] = frozenset()
         # What an evaluation's cached predictions depend on: the class and the shipped emotion readers' files.
-        files = b"".join(path.read_bytes() if path.is_file() else b"" for path in (EMOTION_TOP_PATH, EMOTION_PROBE_PATH))
+        files = b"".join(path.read_bytes() if path.is_file() else b""
+                         for path in (EMOTION_TOP_PATH, WORD_EMOTION_PATH, EMOTION_PROBE_PATH))
         self.cache_key = f"{type(self).__name__}-{hashlib.sha256(files).hexdigest()[:12]}"
 
     # --- lazily loaded models -----------------------------------------------------------
@@ -194,15 +198,28 @@ class ToolBox:
         classifier: TextEmotionClassifier | None = self._text_model("_text_classifier") if text.strip() else None
         if classifier is None:
             return None
-        probs, model = classifier.probabilities(text), classifier.name
-        alone: list[LabelScore] = []
+        encoder = classifier.probabilities(text)
+        probs, model = self._with_words(classifier, text, encoder)
         probe = self.emotion_probe() if llm_state is not None else None
         if probe is not None and llm_state is not None:
-            alone = ranked(classifier.labels, probs, 3)
             probs = probe.blend(probs, classifier.labels, llm_state)
             model += f" + {probe.backbone} layer {probe.layer} probe ({probe.weight:g})"
+        alone = ranked(classifier.labels, encoder, 3) if probs is not encoder else []
         top = ranked(classifier.labels, probs, self.config.text_emotion_top_k)
         return TextEmotionCue(top=top, model=model, coarse=coarse_ranking(probs, classifier.labels), encoder_top=alone)
+
+    def word_emotion(self) -> WordEmotionReader | None:
+        """The word-level emotion reader, loaded once; None when it is off or its file cannot be read here
+        (``word_emotion_unavailable`` says why)."""
+        return self._probe_file("word_emotion", WordEmotionReader.load) if self.config.word_emotion else None
+
+    def _with_words(self, classifier: TextEmotionClassifier, text: str, encoder: np.ndarray) -> tuple[np.ndarray, str]:
+        """The encoder's distribution with the word reader blended in when it is on (else ``encoder`` itself), and
+        the readers' name."""
+        words = self.word_emotion()
+        if words is None:
+            return encoder, classifier.name
+        return words.blend(encoder, classifier.labels, text), f"{classifier.name} + words ({words.share:g})"
 
     def choice(self, text: str, llm_state: np.ndarray | None = None) -> ChoiceCue | None:
         """How likely ``text`` tells of a choice of their own that could hurt them or someone else: read by the
@@ -281,7 +298,10 @@ class ToolBox:
     def _text_classifier_ranking(self, text: str) -> list[LabelScore]:
         """The full 32-way ranking of ``text`` for the voice's valence (empty when unavailable)."""
         classifier: TextEmotionClassifier | None = self._text_model("_text_classifier") if text.strip() else None
-        return classifier.rank(text) if classifier is not None else []
+        if classifier is None:
+            return []
+        probs, _ = self._with_words(classifier, text, classifier.probabilities(text))
+        return ranked(classifier.labels, probs, len(classifier.labels))
 
     def see(self, media: Path) -> FaceCue:
         """Read the facial expression in an image or video.

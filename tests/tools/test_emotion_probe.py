@@ -102,8 +102,9 @@ def turn_with(probe: EmotionProbe | None, state: list[float], **perception):
         return np.array(state)
 
     backbone.hidden_state = hidden_state
-    # The choice screen is off: its encoder reader would need an embedding this stand-in encoder does not give.
-    config = test_config(perception={"text_emotion": True, "choice_screen": False, **perception})
+    # The choice screen is off: its encoder reader would need an embedding this stand-in encoder does not give;
+    # the word reader too, so that the stand-in encoder's ranking is what the probe is blended with.
+    config = test_config(perception={"text_emotion": True, "choice_screen": False, "word_emotion": False, **perception})
     empathizer = Empathizer(config, backbone=backbone, toolbox=ProbingToolBox(config.perception, probe))
     result = empathizer.respond("The storm is getting closer and the power just went out.")
     step = next(s for s in result.steps if s.step == "read")
