@@ -186,8 +186,10 @@ class ToolBox:
     def text_emotion(self, text: str, llm_state: np.ndarray | None = None) -> TextEmotionCue | None:
         """Rank the 32 ED emotions for ``text``, and sum them into the 7 coarse ones.
 
-        With ``llm_state`` (the backbone's hidden state over the same words, read for the emotion probe) the
-        ranking is the encoder's blended with the emotion probe's (``tools/emotion_probe.py``).
+        The encoder's distribution is first multiplied by the word reader's (``tools/word_emotion.py``, when
+        ``word_emotion`` is on); with ``llm_state`` (the backbone's hidden state over the same words, read for the
+        emotion probe) that is then blended with the emotion probe's (``tools/emotion_probe.py``). The cue keeps
+        the encoder's own top 3 whenever either was blended in.
 
         Returns None when text emotion is disabled, the text is empty, or the classifier
         cannot be loaded here (its package or tuned top missing: ``text_emotion_unavailable`` says why).
