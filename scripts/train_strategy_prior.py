@@ -16,11 +16,11 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from empathygraph.agents.strategy_prior import STRATEGIES, StrategyPrior, context_features, terms
+from empathygraph.agents.strategy_prior import STRATEGIES, StrategyPrior, context_features
 from empathygraph.eval.loaders import load_esconv
 from empathygraph.eval.samples import Sample
 from empathygraph.eval.systems import previous_strategy
-from empathygraph.tools.term_weights import TermWeights
+from empathygraph.tools.term_weights import TermWeights, terms
 
 
 def matrix(samples: list[Sample], vectorizer: TfidfVectorizer) -> np.ndarray:

@@ -16,12 +16,11 @@ from typing import Protocol
 import numpy as np
 
 from empathygraph.schemas import Strategy
-from empathygraph.tools.term_weights import TermWeights, terms
+from empathygraph.tools.term_weights import TermWeights
 
 PRIOR_PATH = Path(__file__).parent / "data" / "strategy_prior.npz"
 STRATEGIES: list[Strategy] = list(Strategy)
 POSITION_BUCKETS = (0, 1, 2, 4, 8, 16)
-__all__ = ["STRATEGIES", "StrategyPredictor", "StrategyPrior", "context_features", "default_prior", "terms"]
 
 
 def context_features(previous: Strategy | None, position: int) -> np.ndarray:

@@ -44,10 +44,9 @@ class TermWeights:
     split: Callable[[str], list[str]] = field(default=terms, compare=False)
 
     @classmethod
-    def from_arrays(cls, terms_in_order: np.ndarray, idf: np.ndarray,
-                    split: Callable[[str], list[str]] = terms) -> TermWeights:
+    def from_arrays(cls, terms_in_order: np.ndarray, idf: np.ndarray) -> TermWeights:
         """The vocabulary saved as its terms in column order (``terms_in_order``) and their idf."""
-        return cls({str(t): i for i, t in enumerate(terms_in_order)}, np.asarray(idf, np.float32), split)
+        return cls({str(t): i for i, t in enumerate(terms_in_order)}, np.asarray(idf, np.float32))
 
     def terms_in_order(self) -> np.ndarray:
         """The terms in column order (what ``from_arrays`` reads back)."""
