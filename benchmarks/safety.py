@@ -178,7 +178,7 @@ def remembered(assess: Assess) -> Assess:
 
 def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], conversations: Sequence[SafetyConversation],
                  timing_texts: Sequence[str]) -> tuple[Assess, list[float], list[float]]:
-    """The screen with the risk probe averaged in, as a turn's read step runs it (a message read alone, a
+    """The screen with the risk probe blended in, as a turn's read step runs it (a message read alone, a
     conversation's later turn after the turns before it with a stand-in listener; the states of ``texts`` and
     ``conversations`` read into ``eval.probe_states``' cache first), and ``probe_timings`` of ``timing_texts``."""
     from empathygraph.eval.probe_states import ProbeStates
@@ -192,7 +192,7 @@ def probe_screen(toolbox: ToolBox, backbone: Backbone, texts: Sequence[str], con
     read_seconds, added_seconds = probe_timings(backbone, probe, timing_texts)
 
     def assess(text: str, earlier: Sequence[str], careful: bool) -> SafetyAssessment:
-        reading = ProbeReading(probe.probability(states.in_conversation(text, earlier)), probe.thresholds)
+        reading = ProbeReading.of(probe, probe.probability(states.in_conversation(text, earlier)))
         return toolbox.screen_safety(text, earlier, careful=careful, probe=reading)
 
     return assess, read_seconds, added_seconds

@@ -6,13 +6,16 @@
 2. Fit a standardised logistic regression (any risk) on the safety set's train split, its
    conversations as the screen reads them and ED first messages (as ``train_risk_classifier.py``).
 3. Calibrate out of writer: each train message is scored by a probe fitted without its writer's
-   fold; the screen's score is the mean of that and the encoder classifier's own out-of-writer
-   score (``--classifier-oow``: the ``--save-oow`` file of ``train_risk_classifier.py --folds-only``
+   fold; the screen's score blends that with the encoder classifier's own out-of-writer score
+   (``--blend``: the mean of their log-odds, or their plain mean) (``--classifier-oow``: the ``--save-oow`` file of ``train_risk_classifier.py --folds-only``
    with the shipped classifier's seeds), and the threshold keeps ``--recall`` of the disclosures.
 4. Report the held-out split, the exam writer and everyday messages at that threshold, with the
    encoder classifier alone beside it, and write the probe.
 
     PYTHONPATH=. python scripts/train_risk_probe.py --classifier-oow OOW.npz --out empathygraph/tools/data/risk_probe.npz
+
+The shipped probe (2026-12-07): ``--calibrate-on-unseen --classifier-states --hidden 64 --seeds 5 --ed-painful 1500
+--blend log_odds --recall 1.0 --gray-false-alarms 0.5`` (see README Safety).
 
 With ``--calibrate-on-unseen`` instead of ``--classifier-oow`` the thresholds are set on the train items
 of the writers the shipped classifier never trained on (its own scores there are out of writer), at the
@@ -41,7 +44,7 @@ from empathygraph.backbones.config import BackboneConfig
 from empathygraph.eval.probe_states import ProbeStates
 from empathygraph.eval.safety_set import SafetyMessage, everyday_messages, load_conversations, load_messages
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel, RiskThresholds
-from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
+from empathygraph.tools.risk_probe import BLENDS, RISK_PROBE_PATH, RiskProbe, blend_scores
 from empathygraph.tools.text_emotion import SentenceEncoder
 
 _spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__file__).with_name("train_risk_classifier.py"))
@@ -195,6 +198,11 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=1.0, help="L2 strength of the networks")
     parser.add_argument("--recall", type=float, default=0.98, help="out-of-writer recall the threshold keeps")
     parser.add_argument("--gray-recall", type=float, default=0.995, help="out-of-writer recall of the gray band")
+    parser.add_argument("--gray-false-alarms", type=float, default=None,
+                        help="instead: the gray band fires on this share of the out-of-writer negatives (never above "
+                             "the threshold; for a --recall so high that the gray recall cannot go lower)")
+    parser.add_argument("--blend", choices=BLENDS, default="log_odds",
+                        help="how the probe's probability and the encoder classifier's make the screen's score")
     parser.add_argument("--plain-recall", type=float, default=0.8,
                         help="out-of-writer recall of the plain level (below it the protocol's words are tentative)")
     parser.add_argument("--plain-only", action="store_true",
@@ -239,9 +247,11 @@ def main() -> None:
     calibration, encoder_oow, source = calibration_scores(model, messages, args.classifier_oow)
     risk = np.array([m.risk for m in calibration])
     encoder = np.array([encoder_oow[m.id] for m in calibration])
-    averaged = (encoder + np.array([probe_oow[m.id] for m in calibration])) / 2
+    averaged = blend_scores(encoder, np.array([probe_oow[m.id] for m in calibration]), args.blend)
     recalls = (args.recall, args.gray_recall, args.plain_recall)
     threshold, gray, plain = risk_script.levels(averaged, risk, *recalls)
+    if args.gray_false_alarms is not None:
+        gray = min(threshold, float(np.quantile(averaged[~risk], 1 - args.gray_false_alarms)))
     alone, _, alone_plain = risk_script.levels(encoder, risk, *recalls)
     if args.plain_only:
         record_plain_levels(plain, alone_plain, averaged, encoder, risk, args.plain_recall, source)
@@ -260,24 +270,25 @@ def main() -> None:
     for name, items in checks.items():
         texts, truth = [m.text for m in items], np.array([m.risk for m in items])
         enc = classifier(texts)
-        result[name] = {"averaged": rates((enc + probe_scores(fitted, cache, texts)) / 2, truth, threshold),
+        result[name] = {"averaged": rates(blend_scores(enc, probe_scores(fitted, cache, texts), args.blend), truth, threshold),
                         "classifier_alone": rates(enc, truth, shipped)}
     for name, texts in everyday.items():
         enc = classifier(texts)
-        avg = (enc + probe_scores(fitted, cache, texts)) / 2
+        avg = blend_scores(enc, probe_scores(fitted, cache, texts), args.blend)
         result[name] = {"messages": len(texts), "averaged_flagged": int((avg >= threshold).sum()),
                         "classifier_alone_flagged": int((enc >= shipped).sum())}
     readout = (f"{args.seeds} network(s) of {args.hidden} ReLU units, alpha={args.alpha}" if args.hidden
                else f"logistic regression, C={args.c}")
     readout += " over " + (f"layer {cache.layer}'s outputs" if cache.layer is not None else "the final states")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
-                  f"first messages{f' ({args.ed_painful} of painful emotions)' if args.ed_painful else ''}; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the mean "
-                  f"with the encoder classifier ({source})")
+                  f"first messages{f' ({args.ed_painful} of painful emotions)' if args.ed_painful else ''}; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the "
+                  f"{'mean of log-odds' if args.blend == 'log_odds' else 'mean'} with the encoder classifier ({source}) "
+                  f"at recall {args.recall}")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))
     if args.out:
         probe = replace(fitted, thresholds=RiskThresholds(threshold, gray, model.thresholds.category, plain=plain),
-                        trained_on=trained_on)
+                        trained_on=trained_on, blend=args.blend)
         probe.save(args.out, report={k: v for k, v in result.items() if k != "trained_on"})
 
 

@@ -1,7 +1,7 @@
 """Risk assessment agent: the screen's signals, the LLM's own reading where it helps, and the session.
 
 The ``read`` step already screened the words (phrase patterns; the trained classifier over
-the message, its sentences and the last few turns together, averaged with the risk probe over
+the message, its sentences and the last few turns together, blended with the risk probe over
 the backbone's hidden states where the backbone has one: ``probe_reading``). This step decides: it adds
 the LLM's yes/no reading of a fixed risk question, read in the turn's own prompt with
 nothing decoded, when the configuration asks for it (by default only when the classifier
@@ -81,18 +81,18 @@ def read_probe(backbone: Backbone, probe: RiskProbe, words: str, history: Sequen
     Raises:
         BackendError, RuntimeError, ValueError: the backbone or the probe could not read them.
     """
-    return ProbeReading(probe.probability(read_state(backbone, words, probe.layer, history)), probe.thresholds)
+    return ProbeReading.of(probe, probe.probability(read_state(backbone, words, probe.layer, history)))
 
 
 def probe_reading(found: WordsState) -> ProbeReading | None:
     """The risk probe's reading of this turn's state (``agents.words_state``), or None when it was not read."""
     if found.risk is None or found.state is None:
         return None
-    return ProbeReading(found.risk.probability(found.state), found.risk.thresholds)
+    return ProbeReading.of(found.risk, found.risk.probability(found.state))
 
 
 def screen_thresholds(context: RunContext, assessment: SafetyAssessment) -> RiskThresholds | None:
-    """The thresholds the classifier's score was screened at: the probe's when it was averaged in."""
+    """The thresholds the classifier's score was screened at: the probe's when it was blended in."""
     probe = context.toolbox.risk_probe() if any(s.source == "probe" for s in assessment.signals) else None
     if probe is not None:
         return probe.thresholds

@@ -1,7 +1,7 @@
 """The backbone's hidden state over the person's words, read once a turn for every probe that wants it.
 
 Three small readouts use the embedded model's own reading of the words: the risk probe
-(``tools/risk_probe.py``, averaged into the safety screen's score), the emotion probe
+(``tools/risk_probe.py``, blended into the safety screen's score), the emotion probe
 (``tools/emotion_probe.py``, blended into the text-emotion cue) and the choice probe
 (``tools/choice_screen.py``: a choice of theirs that could hurt them or others). All read the mean of one
 layer's outputs over the words at the start of the turn's first prompt (the conversation shown

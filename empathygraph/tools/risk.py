@@ -24,6 +24,7 @@ from empathygraph.tools.risk_classifier import (
     pieces,
     scores_of,
 )
+from empathygraph.tools.risk_probe import Blend, RiskProbe, blend_scores
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
 # A phrase routes to the protocol unless the encoder classifier scores the message under this: then it reads
@@ -103,17 +104,31 @@ def llm_signal(p_yes: float, threshold: float, classifier: RiskSignal | None, gr
 
 @dataclass(frozen=True)
 class ProbeReading:
-    """The risk probe's probability for this turn's words (``tools/risk_probe.py``), and the thresholds
-    of the classifier's score once it is averaged with it."""
+    """The risk probe's probability for this turn's words (``tools/risk_probe.py``), how it blends with the
+    classifier's score, and the thresholds of that blend."""
 
     score: float
     thresholds: RiskThresholds
+    blend: Blend = "mean"
+
+    @classmethod
+    def of(cls, probe: RiskProbe, score: float) -> ProbeReading:
+        """``probe``'s reading ``score``, with the probe's blend and thresholds."""
+        return cls(score, probe.thresholds, probe.blend)
+
+    def blended(self, encoder_score: float) -> float:
+        """The screen's score: the encoder classifier's ``encoder_score`` blended with the probe's."""
+        return float(blend_scores(encoder_score, self.score, self.blend))
+
+    def describe(self) -> str:
+        return "mean of log-odds" if self.blend == "log_odds" else "mean"
 
 
 def probe_signal(reading: ProbeReading) -> RiskSignal:
     """The probe in the trace: it never routes alone, it moves the classifier's score (their mean)."""
     return RiskSignal(source="probe", score=round(reading.score, 4), threshold=1.0, fired=False,
-                      detail="the LLM's hidden states over the words; averaged into the classifier's score")
+                      detail=f"the LLM's hidden states over the words; blended into the classifier's score "
+                             f"({reading.describe()})")
 
 
 class RiskScreen:
@@ -136,8 +151,8 @@ class RiskScreen:
             earlier: their earlier messages in this session, oldest first (read together with this one).
             careful: the session disclosed risk before; the classifier fires from its lower (gray) threshold.
             probe: the risk probe's reading of these words (after the recent turns); the classifier's scores
-                over the message and over the turns together are then each the mean of its own and the
-                probe's, at the probe's thresholds (calibrated on that mean).
+                over the message and over the turns together are then each blended with the probe's (the
+                probe's ``blend``), at the probe's thresholds (calibrated on that blend).
         """
         hits = safety.find(words)
         signals, plain, own_score = [], True, None
@@ -164,19 +179,20 @@ class RiskScreen:
                        matched=[h.phrase for h in hits], careful=careful)
 
     def _thresholds(self, probe: ProbeReading | None) -> RiskThresholds:
-        """The classifier's thresholds, or the probe's for the score averaged with it."""
+        """The classifier's thresholds, or the probe's for the score blended with it."""
         return probe.thresholds if probe is not None else self.thresholds
 
     def _classifier(self, scores: RiskScores, probe: ProbeReading | None, careful: bool,
                     source: RiskSource = "classifier") -> RiskSignal:
-        """The classifier's signal, its score averaged with the probe's when there is one (then at the
+        """The classifier's signal, its score blended with the probe's when there is one (then at the
         probe's thresholds), from the gray threshold in a careful session.
 
         A later turn's probe reading sees the conversation so far (the prompt's words block shows the
-        recent turns), so it is averaged into the several-turn text's score as well as the message's.
+        recent turns), so it is blended into the several-turn text's score as well as the message's.
         """
         thresholds = self._thresholds(probe)
         if probe is not None:
-            scores = replace(scores, any_risk=(scores.any_risk + probe.score) / 2,
-                             where=f"(encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: mean) {scores.where}")
+            scores = replace(scores, any_risk=probe.blended(scores.any_risk),
+                             where=f"(encoder {scores.any_risk:.3f}, probe {probe.score:.3f}: {probe.describe()}) "
+                                   f"{scores.where}")
         return classifier_signal(scores, thresholds, source=source, threshold=thresholds.gray if careful else None)

@@ -5,10 +5,10 @@ The embedded model reads the person's words anyway, at the start of the turn's f
 as that prompt's prefix, so the next step finds them in the KV cache; a middle layer reads
 danger better than the final states), and this probe turns it into a probability of risk. The
 LLM reads meaning the sentence encoder misses (who is in danger, whether it is over, whether it
-is a joke), so the screen's classifier score is the mean of
-the encoder classifier's probability and the probe's, with thresholds calibrated out of writer
-on that mean (``scripts/train_risk_probe.py``). The probe belongs to one model file: another
-backbone (a server, the fast preset) screens with the encoder classifier alone.
+is a joke), so the screen's classifier score blends the encoder classifier's probability with
+the probe's (``blend``: the mean of their log-odds for the shipped probe, their plain mean for
+older files), with thresholds calibrated out of writer on that blend
+(``scripts/train_risk_probe.py``). The probe belongs to one model file: another backbone (a server, the fast preset) screens with the encoder classifier alone.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -23,21 +24,37 @@ from empathygraph.errors import BackendError
 from empathygraph.tools.risk_classifier import RiskThresholds
 
 RISK_PROBE_PATH = Path(__file__).parent / "data" / "risk_probe.npz"
+# How the encoder classifier's probability and the probe's make the screen's score. "log_odds": the mean of their
+# log-odds, so a reader that is sure either way weighs more than one near 0.5 (at equal recall it raised fewer false
+# alarms than the plain mean on both held-out sets, README Safety); "mean": their plain mean (probes before 2026-12-07).
+Blend = Literal["mean", "log_odds"]
+BLENDS: tuple[Blend, ...] = get_args(Blend)
+_SURE = 1e-6  # probabilities are kept this far from 0 and 1 before their log-odds are taken
+
+
+def blend_scores(encoder: np.ndarray | float, probe: np.ndarray | float, how: Blend) -> np.ndarray:
+    """The screen's score from the encoder classifier's probability and the probe's (element-wise)."""
+    encoder, probe = np.asarray(encoder, dtype=np.float64), np.asarray(probe, dtype=np.float64)
+    if how == "mean":
+        return (encoder + probe) / 2
+    odds = [np.log(p / (1 - p)) for p in (np.clip(encoder, _SURE, 1 - _SURE), np.clip(probe, _SURE, 1 - _SURE))]
+    return 1.0 / (1.0 + np.exp(-(odds[0] + odds[1]) / 2))
 
 
 @dataclass(frozen=True)
 class RiskProbe:
     """A logistic readout over one backbone's standardised hidden states, through one hidden ReLU
-    layer when it has one, and the thresholds of the screen's score when it is averaged with the
+    layer when it has one, and the thresholds of the screen's score when it is blended with the
     encoder classifier's.
 
     Attributes:
         backbone: the backbone name whose states it reads (``Backbone.name``).
         layer: the layer whose outputs it reads (0-based), or None for the final states.
+        blend: how its probability and the encoder classifier's make the score its thresholds are for.
         mean, scale: the standardisation of the states.
         coef, intercept: the logistic output over the hidden units (over the standardised states
             when there is no hidden layer).
-        thresholds: where the averaged score fires (the encoder classifier's own category thresholds).
+        thresholds: where the blended score fires (the encoder classifier's own category thresholds).
         trained_on: what it was trained and calibrated on.
         hidden_weight, hidden_bias: the hidden layer (width x units, units), or None for a plain
             logistic regression. Several networks trained from different seeds are kept as one wider
@@ -54,13 +71,14 @@ class RiskProbe:
     hidden_weight: np.ndarray | None = None
     hidden_bias: np.ndarray | None = None
     layer: int | None = None
+    blend: Blend = "mean"
 
     @classmethod
     def load(cls, path: Path = RISK_PROBE_PATH) -> RiskProbe:
         """Read a probe saved by ``save``.
 
         Raises:
-            BackendError: the file is missing or not a probe.
+            BackendError: the file is missing or not a probe, or names a blend this version does not know.
         """
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -70,7 +88,8 @@ class RiskProbe:
                            intercept=float(data["intercept"]), trained_on=meta.get("trained_on", ""),
                            thresholds=RiskThresholds(meta["threshold"], meta["gray"], meta["category_threshold"],
                                                      plain=meta.get("plain", 0.0)),
-                           hidden_weight=hidden[0], hidden_bias=hidden[1], layer=meta.get("layer"))
+                           hidden_weight=hidden[0], hidden_bias=hidden[1], layer=meta.get("layer"),
+                           blend=_known_blend(meta.get("blend", "mean")))
         except (OSError, KeyError, ValueError) as exc:
             raise BackendError(f"risk probe at {path} cannot be read ({exc})") from None
 
@@ -79,7 +98,7 @@ class RiskProbe:
         what it was trained on."""
         meta = {"backbone": self.backbone, "layer": self.layer, "threshold": self.thresholds.threshold, "gray": self.thresholds.gray,
                 "plain": self.thresholds.plain, "category_threshold": self.thresholds.category,
-                "trained_on": self.trained_on,
+                "blend": self.blend, "trained_on": self.trained_on,
                 "report": report or {}}
         hidden = {} if self.hidden_weight is None or self.hidden_bias is None else {
             "hidden_weight": self.hidden_weight.astype(np.float32), "hidden_bias": self.hidden_bias.astype(np.float32)}
@@ -105,3 +124,9 @@ class RiskProbe:
             x = np.maximum(x @ self.hidden_weight + self.hidden_bias, 0.0)
         z = x @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-z))
+
+
+def _known_blend(name: str) -> Blend:
+    if name not in BLENDS:
+        raise ValueError(f"unknown blend {name!r} (known: {', '.join(BLENDS)})")
+    return name  # type: ignore[return-value]

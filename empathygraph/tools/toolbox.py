@@ -141,7 +141,7 @@ class ToolBox:
             careful: the session disclosed risk before (the classifier fires at its lower threshold).
             classifier: weigh the trained classifier (a tuned top over the text-emotion encoder); when it
                 cannot load here the patterns screen alone and ``risk_classifier_unavailable`` says why.
-            probe: the risk probe's reading of ``text`` (averaged into the classifier's score).
+            probe: the risk probe's reading of ``text`` (blended into the classifier's score).
         """
         model = self.risk_model() if classifier and text.strip() else None
         screen = RiskScreen(model.probabilities, model.thresholds) if model else RiskScreen()

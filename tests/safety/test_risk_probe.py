@@ -15,7 +15,7 @@ from empathygraph.errors import BackendError
 from empathygraph.session import Empathizer
 from empathygraph.tools.risk import ProbeReading, RiskScreen
 from empathygraph.tools.risk_classifier import RiskThresholds
-from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe
+from empathygraph.tools.risk_probe import RISK_PROBE_PATH, RiskProbe, blend_scores
 from empathygraph.tools.toolbox import ToolBox
 from tests.conftest import scripted, test_config
 
@@ -78,6 +78,42 @@ def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_threshol
     assert not lowered.at_risk
     careful = screen.assess("A quiet evening at home.", probe=ProbeReading(0.35, WITH_PROBE), careful=True)
     assert careful.at_risk and next(s for s in careful.signals if s.source == "classifier").threshold == 0.3
+
+
+def test_the_log_odds_blend_lets_a_sure_reader_weigh_more_than_an_unsure_one():
+    assert blend_scores(0.5, 0.5, "log_odds") == pytest.approx(0.5)
+    assert blend_scores(0.9, 0.1, "log_odds") == pytest.approx(0.5)  # sure both ways: they cancel
+    # 0.8 and 0.2 have log-odds +-1.386; with 0.99 (4.595) the mean is 1.604 -> 0.833, where the plain mean says 0.595
+    assert blend_scores(0.99, 0.2, "log_odds") == pytest.approx(1 / (1 + np.exp(-(np.log(99) + np.log(0.25)) / 2)))
+    assert blend_scores(0.99, 0.2, "mean") == pytest.approx(0.595)
+    both = blend_scores(np.array([0.0, 1.0]), np.array([0.0, 1.0]), "log_odds")  # no infinities at the ends
+    assert both[0] == pytest.approx(0.0, abs=1e-5) and both[1] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_probe_keeps_its_blend_in_its_file_and_the_screen_blends_so(tmp_path: Path):
+    path = tmp_path / "probe.npz"
+    replace(probe_for(), blend="log_odds").save(path)
+    loaded = RiskProbe.load(path)
+    assert loaded.blend == "log_odds"
+    probe_for().save(path)  # written as files were before the blend was kept: they read as the plain mean
+    assert RiskProbe.load(path).blend == "mean"
+    reading = ProbeReading.of(replace(probe_for(), blend="log_odds"), 0.6)
+    assert reading.thresholds == WITH_PROBE and reading.blended(0.3) == pytest.approx(float(blend_scores(0.3, 0.6, "log_odds")))
+    blended = RiskScreen(calm, SCREEN).assess("A quiet evening at home.", probe=reading)
+    classifier = next(s for s in blended.signals if s.source == "classifier")
+    assert classifier.score == pytest.approx(round(reading.blended(0.3), 4)) and "mean of log-odds" in classifier.detail
+    assert "mean of log-odds" in next(s for s in blended.signals if s.source == "probe").detail
+
+
+def test_a_probe_file_naming_an_unknown_blend_is_refused(tmp_path: Path):
+    path = tmp_path / "probe.npz"
+    probe_for().save(path)
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["meta"] = np.array(str(arrays["meta"]).replace('"blend": "mean"', '"blend": "median"'))
+    np.savez(path, **arrays)
+    with pytest.raises(BackendError, match="unknown blend 'median'"):
+        RiskProbe.load(path)
 
 
 def test_the_probe_read_after_earlier_turns_moves_the_several_turn_score_too():
@@ -153,6 +189,7 @@ def test_the_shipped_probe_reads_the_default_backbone():
     assert probe.mean.shape == (1536,) and 0 < probe.thresholds.gray <= probe.thresholds.threshold < 1
     assert probe.layer == 12 and "layer 12" in probe.trained_on  # a middle layer reads danger better than the final states
     assert "out-of-writer" in probe.trained_on
+    assert probe.blend == "log_odds" and "mean of log-odds" in probe.trained_on  # its thresholds are for that blend
 
 
 def test_a_conversations_later_turn_is_read_after_the_turns_before_it_and_kept(tmp_path: Path):
