@@ -121,11 +121,12 @@ class ProbeReading:
         return float(blend_scores(encoder_score, self.score, self.blend))
 
     def describe(self) -> str:
+        """The blend in words, for the trace."""
         return "mean of log-odds" if self.blend == "log_odds" else "mean"
 
 
 def probe_signal(reading: ProbeReading) -> RiskSignal:
-    """The probe in the trace: it never routes alone, it moves the classifier's score (their mean)."""
+    """The probe in the trace: it never routes alone, it moves the classifier's score (their blend)."""
     return RiskSignal(source="probe", score=round(reading.score, 4), threshold=1.0, fired=False,
                       detail=f"the LLM's hidden states over the words; blended into the classifier's score "
                              f"({reading.describe()})")

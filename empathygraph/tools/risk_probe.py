@@ -8,7 +8,8 @@ LLM reads meaning the sentence encoder misses (who is in danger, whether it is o
 is a joke), so the screen's classifier score blends the encoder classifier's probability with
 the probe's (``blend``: the mean of their log-odds for the shipped probe, their plain mean for
 older files), with thresholds calibrated out of writer on that blend
-(``scripts/train_risk_probe.py``). The probe belongs to one model file: another backbone (a server, the fast preset) screens with the encoder classifier alone.
+(``scripts/train_risk_probe.py``). The probe belongs to one model file: another backbone (a server,
+the fast preset) screens with the encoder classifier alone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 import numpy as np
+from scipy.special import expit, logit
 
 from empathygraph.errors import BackendError
 from empathygraph.tools.risk_classifier import RiskThresholds
@@ -37,8 +39,7 @@ def blend_scores(encoder: np.ndarray | float, probe: np.ndarray | float, how: Bl
     encoder, probe = np.asarray(encoder, dtype=np.float64), np.asarray(probe, dtype=np.float64)
     if how == "mean":
         return (encoder + probe) / 2
-    odds = [np.log(p / (1 - p)) for p in (np.clip(encoder, _SURE, 1 - _SURE), np.clip(probe, _SURE, 1 - _SURE))]
-    return 1.0 / (1.0 + np.exp(-(odds[0] + odds[1]) / 2))
+    return expit((logit(np.clip(encoder, _SURE, 1 - _SURE)) + logit(np.clip(probe, _SURE, 1 - _SURE))) / 2)
 
 
 @dataclass(frozen=True)
