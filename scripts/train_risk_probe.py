@@ -6,9 +6,10 @@
 2. Fit a standardised logistic regression (any risk) on the safety set's train split, its
    conversations as the screen reads them and ED first messages (as ``train_risk_classifier.py``).
 3. Calibrate out of writer: each train message is scored by a probe fitted without its writer's
-   fold; the screen's score blends that with the encoder classifier's own out-of-writer score
-   (``--blend``: the mean of their log-odds, or their plain mean) (``--classifier-oow``: the ``--save-oow`` file of ``train_risk_classifier.py --folds-only``
-   with the shipped classifier's seeds), and the threshold keeps ``--recall`` of the disclosures.
+   fold; the screen's score blends that (``--blend``: the mean of their log-odds, or their plain
+   mean) with the encoder classifier's own out-of-writer score (``--classifier-oow``: the
+   ``--save-oow`` file of ``train_risk_classifier.py --folds-only`` with the shipped classifier's
+   seeds), and the threshold keeps ``--recall`` of the disclosures.
 4. Report the held-out split, the exam writer and everyday messages at that threshold, with the
    encoder classifier alone beside it, and write the probe.
 
@@ -44,7 +45,7 @@ from empathygraph.backbones.config import BackboneConfig
 from empathygraph.eval.probe_states import ProbeStates
 from empathygraph.eval.safety_set import SafetyMessage, everyday_messages, load_conversations, load_messages
 from empathygraph.tools.risk_classifier import RISK_TOP_PATH, RiskModel, RiskThresholds
-from empathygraph.tools.risk_probe import BLENDS, RISK_PROBE_PATH, RiskProbe, blend_scores
+from empathygraph.tools.risk_probe import BLEND_WORDS, BLENDS, RISK_PROBE_PATH, RiskProbe, blend_scores
 from empathygraph.tools.text_emotion import SentenceEncoder
 
 _spec = importlib.util.spec_from_file_location("train_risk_classifier", Path(__file__).with_name("train_risk_classifier.py"))
@@ -282,7 +283,7 @@ def main() -> None:
     readout += " over " + (f"layer {cache.layer}'s outputs" if cache.layer is not None else "the final states")
     trained_on = (f"safety set train split ({len(train)} texts from writers {', '.join(writers)}) and {len(ed)} ED train "
                   f"first messages{f' ({args.ed_painful} of painful emotions)' if args.ed_painful else ''}; {readout}; thresholds from out-of-writer scores ({args.folds} writer folds) of the "
-                  f"{'mean of log-odds' if args.blend == 'log_odds' else 'mean'} with the encoder classifier ({source}) "
+                  f"{BLEND_WORDS[args.blend]} with the encoder classifier ({source}) "
                   f"at recall {args.recall}")
     result["trained_on"] = trained_on
     print(json.dumps(result, indent=2))

@@ -24,7 +24,7 @@ from empathygraph.tools.risk_classifier import (
     pieces,
     scores_of,
 )
-from empathygraph.tools.risk_probe import Blend, RiskProbe, blend_scores
+from empathygraph.tools.risk_probe import BLEND_WORDS, Blend, RiskProbe, blend_scores
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
 # A phrase routes to the protocol unless the encoder classifier scores the message under this: then it reads
@@ -122,7 +122,7 @@ class ProbeReading:
 
     def describe(self) -> str:
         """The blend in words, for the trace."""
-        return "mean of log-odds" if self.blend == "log_odds" else "mean"
+        return BLEND_WORDS[self.blend]
 
 
 def probe_signal(reading: ProbeReading) -> RiskSignal:

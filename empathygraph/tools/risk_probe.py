@@ -31,6 +31,7 @@ RISK_PROBE_PATH = Path(__file__).parent / "data" / "risk_probe.npz"
 # alarms than the plain mean on both held-out sets, README Safety); "mean": their plain mean (probes before 2026-12-07).
 Blend = Literal["mean", "log_odds"]
 BLENDS: tuple[Blend, ...] = get_args(Blend)
+BLEND_WORDS: dict[Blend, str] = {"mean": "mean", "log_odds": "mean of log-odds"}  # as the trace and trained_on say it
 _SURE = 1e-6  # probabilities are kept this far from 0 and 1 before their log-odds are taken
 
 
