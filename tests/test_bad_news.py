@@ -32,6 +32,11 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "You're so smart! How do you feel about it now?",  # praise at a mishap reads as mockery
     "Wow, that's impressive! How long did it take you to build that?",  # to a bookshelf that wobbles
     "That's so nice! What's the new person's name?",  # to an ex happy with someone new
+    "You're so brave! Why did you leave the gate open?",  # praise of them for a lost dog
+    "You're doing great! What happened with the wifi?",
+    "I think you did a great job. Did anyone see the trousers split?",
+    "Good job! How did the rest of the day go?",
+    "It was a hard day. Well done.",
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)
@@ -50,6 +55,11 @@ def test_delight_at_bad_news_is_found(reply: str) -> None:
     "You're smart, and one slip doesn't change that. What did the client say?",
     "That's so nice of your sister to come. How are you holding up?",
     "That's nice to remember, even if it hurts now.",
+    "I'm sure you're doing a great job with him. What's the hardest part?",  # reassurance, not praise for the news
+    "I hope you're doing well today. What happened?",
+    "You're brave to share this. How long has it been?",
+    "Losing it hurts. I hope you find a good job soon.",  # a job as work
+    "I know you're strong, and this is still a lot.",
 ])
 def test_care_for_bad_news_passes(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True) is None
