@@ -37,6 +37,7 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "I think you did a great job. Did anyone see the trousers split?",
     "Good job! How did the rest of the day go?",
     "It was a hard day. Well done.",
+    "You're doing such a good thing. What was it like?",  # to a father in a care home who asks to go home
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)

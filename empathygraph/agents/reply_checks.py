@@ -197,18 +197,19 @@ _CHEERS = re.compile(
 
 
 # Praise of them for what reads as bad news: the embedded model's "You're so brave!" to a dog lost through an
-# unlatched gate, "You're doing great!" to wifi failing in an exam and "you did a great job" to trousers split at
-# work (tricky dev, 2026-12-07). ED's human listeners praise so ("you're (so) brave/strong", "you're doing
-# great/well", "(a) great/good job", "well done") in 2 of their replies to the 1,478 first messages of ED valid read
-# as bad news (an ironic "Good job." to a stolen credit, "Wow you are brave." to a drive past the old house) and in 6
-# to the 1,061 read as good news (under 0.3); ESConv's supporters, whose seekers are all in distress, in 13 of 12,759
-# turns. Hedged reassurance ("I'm sure you're doing
-# a great job", "I hope you're doing well"), a job as work ("find a good job") and courage to tell ("you're brave to
-# share this") are not praise for the news.
+# unlatched gate, "You're doing great!" to wifi failing in an exam, "you did a great job" to trousers split at work
+# and "You're doing such a good thing." to a father in a care home asking to go home (tricky dev, 2026-12-07). ED's
+# human listeners praise so ("you're (so) brave/strong", "you're doing great/well/a great job", "(a) great/good job",
+# "well done") in 2 of their replies to the 1,478 first messages of ED valid read as bad news (an ironic "Good job."
+# to a stolen credit, "Wow you are brave." to a drive past the old house) and in 6 to the 1,061 read as good news
+# (under 0.3); ESConv's supporters, whose seekers are all in distress, in 16 of 12,759 turns. Hedged reassurance ("I'm
+# sure you're doing a great job", "I hope you're doing well"), a job as work ("find a good job") and courage to tell
+# ("you're brave to share this") are not praise for the news.
 _PRAISES_THEM = re.compile(
     r"\b(?<!sure\s)(?<!bet\s)(?<!think\s)(?<!know\s)(?<!hope\s)(?<!believe\s)(?<!that\s)(?<!like\s)(?<!if\s)"
     r"(?:you'?re|you\s+are)\s+(?:so\s+|very\s+|really\s+|being\s+)?"
-    r"(?:brave|strong|doing\s+(?:so\s+|really\s+)?(?:great|well|amazing|awesome|fantastic))\b"
+    r"(?:brave|strong|doing\s+(?:so\s+|really\s+)?(?:great|well|amazing|awesome|fantastic)|"
+    r"doing\s+(?:such\s+)?an?\s+(?:great|good|amazing|fantastic|wonderful)\s+(?:job|thing))\b"
     r"(?!\s+(?:for|to)\s+(?:share|shar|tell|say|open|talk|reach|ask)\w*)|"
     r"\byou\s+did\s+(?:a\s+|such\s+a\s+)?(?:great|good|amazing|fantastic)\s+job\b|"
     r"(?:^|[.!?]\s+)(?:(?:a\s+)?(?:great|good|nice|awesome)\s+job|well\s+done)(?=\s*[.!,]|\s+(?:on|with|for)\b|\s*$)",
