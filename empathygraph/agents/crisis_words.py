@@ -1,16 +1,16 @@
 """The words of the crisis protocol: fixed texts, and the rules a generated acknowledgment must pass.
 
-A crisis reply is one short sentence that acknowledges what the person said, then the
-fixed protocol for each category found (most urgent first), the configured resources and
-an offer to stay. Said again in one session, a category's protocol is its short form: the step
-that matters now, not the whole text a second time. The acknowledgment may come from the LLM, but
-only if it passes :func:`acknowledgment_problems`: one finished sentence, no question, no advice,
-nothing about a method, means or place of harm, no blame, no mockery, nothing that makes it sound
-small, no alarm, no stock opening ("I understand ..."), not their own words said back, and said to
-them: a sentence without "you" was their message cut down ("dad collapsed in kitchen, not answering
-me") or said about them ("The person is in danger of ..."). Otherwise a fixed sentence for the category
-stands in. The protocol texts are conditional ("if you might act on this"), so a false alarm still
-reads as care, not as an accusation.
+A crisis reply is one short sentence that acknowledges what the person said, then the fixed protocol
+for each category found (most urgent first), the configured resources and an offer to stay. Said
+again in one session, a category's protocol is its short form: the step that matters now, not the
+whole text a second time. The acknowledgment may come from the LLM, but only if it passes
+:func:`acknowledgment_problems`: one finished sentence, no question, no advice, nothing about a
+method, means or place of harm, no blame, no mockery, nothing that makes it sound small or approves
+it ("and it's okay"), no alarm, no stock opening ("I understand ..."), not their own words said
+back, and said to them: a sentence without "you" was their message cut down ("dad collapsed in
+kitchen, not answering me") or said about them ("The person is in danger of ..."). Otherwise a fixed
+sentence for the category stands in. The protocol texts are conditional ("if you might act on
+this"), so a false alarm still reads as care, not as an accusation.
 """
 
 from __future__ import annotations
@@ -146,6 +146,13 @@ _MINIMISE = re.compile(
     r"\b(?:a (?:bit|little)|slightly|somewhat|kind of|sort of|frustrat\w*|annoy\w*|inconvenien\w*|irritat\w*|"
     r"bummer|a pain|disappoint\w*|bother\w*|not ideal|rough day|bad day|hassle|tricky|anxious|anxiety|nervous|"
     r"stress\w*|tough)\b", re.IGNORECASE)
+# Approval of what they said or plan: the default 1.5B model, asked to answer tentative readings in its own words
+# (2026-12-07, not shipped), wrote "You've been skipping insulin because it's expensive, and it's okay." and "You're
+# right, it's a very sad situation." to "He's a dead man." Validation of a feeling ("it's okay to feel scared") passes.
+_APPROVES = re.compile(
+    r"\b(?:you'?re|you\s+are)\s+(?:so\s+|absolutely\s+|totally\s+|completely\s+)?right\b|"
+    r"\b(?:it'?s|that'?s|which\s+is|this\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+)?(?:okay|ok|fine|alright|"
+    r"all\s+right|normal)\b(?!\s+(?:to|not|if|that)\b)", re.IGNORECASE)
 _ADVICE = re.compile(r"\b(?:you should|you need to|you must|try to|have you tried|make sure|don'?t worry)\b", re.IGNORECASE)
 # Numbers, links and addresses: only the configured resources may name a way to get help (the
 # person's own words may carry a fake helpline for the model to repeat).
@@ -187,7 +194,8 @@ def acknowledgment_problems(text: str, user_words: str = "", task: str = "", ear
         problems.append(f"longer than {MAX_WORDS} words")
     for name, pattern in (("names a means, method or place of harm", _MEANS), ("blames, dismisses or mocks", _BLAME),
                           ("talks about them, not to them", ABOUT_THEM),
-                          ("makes it sound small", _MINIMISE), ("gives advice", _ADVICE), ("names a number or link", _CONTACT)):
+                          ("makes it sound small", _MINIMISE), ("gives advice", _ADVICE), ("approves it", _APPROVES),
+                          ("names a number or link", _CONTACT)):
         found = pattern.search(stripped)
         if found:
             problems.append(f"{name} ('{found.group(0)}')")

@@ -36,6 +36,24 @@ def test_an_acknowledgment_that_asks_names_means_blames_or_advises_is_refused(te
     assert acknowledgment_problems(text), text
 
 
+@pytest.mark.parametrize("text", [
+    "You've been skipping your doses because they cost so much, and it's okay.",
+    "You're right, it's a very sad situation.",
+    "You only had a few, which is fine.",
+])
+def test_an_acknowledgment_that_approves_what_they_said_is_refused(text):
+    assert any("approves it" in p for p in acknowledgment_problems(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "It's okay to feel scared right now, and I'm glad you told me.",
+    "What is happening to you is not okay, and it is not your fault.",
+    "I want to be sure you're okay.",
+])
+def test_validating_a_feeling_is_not_approval(text):
+    assert not any("approves it" in p for p in acknowledgment_problems(text)), text
+
+
 def test_an_acknowledgment_that_says_their_words_back_is_refused():
     """Seen on the tricky set (2026-12-01, paraphrased): the acknowledgment retold a joke's violent words as the listener's own."""
     said = "If my coworker taps his pen one more time I'm scared I'll throw him out the window."
