@@ -166,18 +166,18 @@ def set_meta(path: Path, compressed: bool, **keys: object) -> None:
     (np.savez_compressed if compressed else np.savez)(path, **arrays)
 
 
-def record_plain_levels(averaged_plain: float, alone_plain: float, averaged: np.ndarray, encoder: np.ndarray,
+def record_plain_levels(blended_plain: float, alone_plain: float, blended: np.ndarray, encoder: np.ndarray,
                         risk: np.ndarray, plain_recall: float, source: str) -> None:
-    """Write the plain levels (the probe's for the averaged score, the classifier's for its score alone) into the
+    """Write the plain levels (the probe's for the blended score, the classifier's for its score alone) into the
     shipped files and print what they keep out of writer: the disclosures read as plain, the false alarms not."""
     probe_file, classifier_file = RISK_PROBE_PATH, RISK_TOP_PATH
     why = f"out-of-writer score keeping {plain_recall} of the train split's disclosures (the encoder's: {source})"
-    set_meta(probe_file, False, plain=round(averaged_plain, 4), plain_why=why)
+    set_meta(probe_file, False, plain=round(blended_plain, 4), plain_why=why)
     set_meta(classifier_file, True, plain=round(alone_plain, 4), plain_why=why)  # tuned tops are saved compressed
-    shipped = {"averaged": (averaged, meta_of(probe_file)["threshold"]),
+    shipped = {"averaged": (blended, meta_of(probe_file)["threshold"]),
                "classifier_alone": (encoder, meta_of(classifier_file)["threshold"])}
     report = {}
-    for (name, (scores, threshold)), plain in zip(shipped.items(), (averaged_plain, alone_plain), strict=True):
+    for (name, (scores, threshold)), plain in zip(shipped.items(), (blended_plain, alone_plain), strict=True):
         flagged = scores >= threshold
         report[name] = {"plain": round(plain, 4), "threshold": threshold,
                         "flagged_disclosures_read_plain": round(float((scores[flagged & risk] >= plain).mean()), 3),
@@ -235,7 +235,7 @@ def main() -> None:
     if args.states_only:
         return
     if args.classifier_oow is None and not args.calibrate_on_unseen:
-        raise SystemExit("--classifier-oow (or --calibrate-on-unseen) is needed to calibrate the averaged score")
+        raise SystemExit("--classifier-oow (or --calibrate-on-unseen) is needed to calibrate the blended score")
 
     writers = sorted({m.writer for m in train})
     shape = (args.c, args.risk_weight, args.hidden, args.seeds, args.alpha)
@@ -248,17 +248,17 @@ def main() -> None:
     calibration, encoder_oow, source = calibration_scores(model, messages, args.classifier_oow)
     risk = np.array([m.risk for m in calibration])
     encoder = np.array([encoder_oow[m.id] for m in calibration])
-    averaged = blend_scores(encoder, np.array([probe_oow[m.id] for m in calibration]), args.blend)
+    blended = blend_scores(encoder, np.array([probe_oow[m.id] for m in calibration]), args.blend)
     recalls = (args.recall, args.gray_recall, args.plain_recall)
-    threshold, gray, plain = risk_script.levels(averaged, risk, *recalls)
+    threshold, gray, plain = risk_script.levels(blended, risk, *recalls)
     if args.gray_false_alarms is not None:
-        gray = min(threshold, float(np.quantile(averaged[~risk], 1 - args.gray_false_alarms)))
+        gray = min(threshold, float(np.quantile(blended[~risk], 1 - args.gray_false_alarms)))
     alone, _, alone_plain = risk_script.levels(encoder, risk, *recalls)
     if args.plain_only:
-        record_plain_levels(plain, alone_plain, averaged, encoder, risk, args.plain_recall, source)
+        record_plain_levels(plain, alone_plain, blended, encoder, risk, args.plain_recall, source)
         return
     result = {"threshold": round(threshold, 4), "gray": round(gray, 4), "plain": round(plain, 4),
-              "out_of_writer": {"averaged": rates(averaged, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
+              "out_of_writer": {"averaged": rates(blended, risk, threshold), "classifier_alone": rates(encoder, risk, alone)}}
 
     fitted = fit_probe(cache, train + ed, *shape)
     shipped = model.thresholds.threshold
@@ -275,8 +275,8 @@ def main() -> None:
                         "classifier_alone": rates(enc, truth, shipped)}
     for name, texts in everyday.items():
         enc = classifier(texts)
-        avg = blend_scores(enc, probe_scores(fitted, cache, texts), args.blend)
-        result[name] = {"messages": len(texts), "averaged_flagged": int((avg >= threshold).sum()),
+        blended_everyday = blend_scores(enc, probe_scores(fitted, cache, texts), args.blend)
+        result[name] = {"messages": len(texts), "averaged_flagged": int((blended_everyday >= threshold).sum()),
                         "classifier_alone_flagged": int((enc >= shipped).sum())}
     readout = (f"{args.seeds} network(s) of {args.hidden} ReLU units, alpha={args.alpha}" if args.hidden
                else f"logistic regression, C={args.c}")
