@@ -63,11 +63,13 @@ class SpeechMemo:
         if maker:
             try:
                 found.set_result(make())
-            except Exception as exc:  # noqa: BLE001 - handed to every waiter, raised by result()
+            except BaseException as exc:  # even an interrupt: a waiter on this sentence must never wait forever
                 found.set_exception(exc)
                 with self._lock:
                     if self._made.get(key) is found:
                         del self._made[key]
+                if not isinstance(exc, Exception):
+                    raise
         return found.result()
 
 

@@ -263,3 +263,29 @@ def test_the_cli_drops_the_live_sentences_once_the_whole_reply_is_written(tmp_pa
     (tmp_path / "reply.wav").write_bytes(b"x")
     drop_live_sentences(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["avatar.mp4", "reply.wav"]
+
+
+def test_a_sentence_whose_maker_was_interrupted_is_not_waited_for_forever():
+    """An interrupt (say, a test's timeout) in the thread speaking a sentence reaches the others waiting on it."""
+    memo = SpeechMemo()
+    started, waiter_result = threading.Event(), []
+
+    def interrupted():
+        started.set()
+        time.sleep(0.2)
+        raise KeyboardInterrupt
+
+    def wait_for_it():
+        started.wait(5)
+        try:
+            memo.get(("a",), lambda: ["never made"])
+        except BaseException as exc:  # noqa: BLE001 - what the waiter got
+            waiter_result.append(type(exc).__name__)
+
+    waiter = threading.Thread(target=wait_for_it, daemon=True)
+    waiter.start()
+    with pytest.raises(KeyboardInterrupt):
+        memo.get(("a",), interrupted)
+    waiter.join(5)
+    assert waiter_result == ["KeyboardInterrupt"]
+    assert memo.get(("a",), lambda: ["made again"]) == ["made again"]
