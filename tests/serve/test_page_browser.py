@@ -62,10 +62,11 @@ def server(tmp_path_factory) -> Iterator[str]:
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(200):
-        if server.started:
+    for _ in range(1200):  # a minute at most: a busy machine may take a while, a broken one fails here
+        if server.started or not thread.is_alive():
             break
         time.sleep(0.05)
+    assert server.started, "the uvicorn server did not start"
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
@@ -76,13 +77,14 @@ def browser(camera_file) -> Iterator[object]:
     with playwright.sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=CHROMIUM, args=[
             *FLAGS, f"--use-file-for-fake-audio-capture={MEDIA / 'sad_voice.wav'}",
-            f"--use-file-for-fake-video-capture={camera_file}"])
+            f"--use-file-for-fake-video-capture={camera_file}"], timeout=120_000)
         yield chromium
         chromium.close()
 
 
 def open_page(browser, url: str, **context):
     page = browser.new_context(**context).new_page()
+    page.set_default_timeout(60_000)  # every step waits at most a minute unless it says otherwise
     problems: list[str] = []
     page.on("console", lambda message: problems.append(message.text) if message.type in ("error", "warning") else None)
     page.on("pageerror", lambda error: problems.append(str(error)))
