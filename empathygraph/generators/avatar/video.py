@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,6 +11,14 @@ import numpy as np
 from empathygraph.generators.base import GeneratorError
 from empathygraph.generators.config import GeneratorsConfig
 from empathygraph.schemas import AvatarDirectives
+
+# imageio-ffmpeg starts ffmpeg with ``preexec_fn=os.setpgrp`` (to keep Ctrl-C away from it), which runs Python in the
+# forked child before exec. In a process with other threads (a server's turns, the voice's, torch's) the child can
+# hang on a lock another thread held at the fork, and the turn's video then never ends: a served turn in CI waited
+# 10 minutes in ``subprocess._execute_child`` (imageio-ffmpeg issue #58 names the hang). Its own switch starts ffmpeg
+# without it; set once, when this module is imported, and left as it is where someone set it.
+NO_PREEXEC = "IMAGEIO_FFMPEG_NO_PREVENT_SIGINT"
+os.environ.setdefault(NO_PREEXEC, "1")
 
 
 def ffmpeg_exe() -> str:
