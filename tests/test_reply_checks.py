@@ -19,6 +19,7 @@ from empathygraph.agents.reply_checks import (
     asks_what_they_did,
     blames_or_mocks,
     borrows_example,
+    calls_it_sad,
     credits_them_with,
     denies_their_feeling,
     disclaims_help,
@@ -87,6 +88,27 @@ def test_a_label_not_told_as_their_feeling_passes(reply, label):
 ])
 def test_a_reply_that_says_they_do_not_feel_what_was_read_is_found(reply, found):
     assert (denies_their_feeling(reply, ["anxious", "sad", "excited", "afraid", "guilty"]) is not None) is found
+
+
+@pytest.mark.parametrize(("reply", "labels", "found"), [
+    ("Oh, that's so sad. You must feel really upset about this.", {"furious", "anger"}, True),  # cake-eating roommate
+    ("Wow, that's so sad to hear! Do you think they were scared?", {"surprised", "surprise"}, True),  # can't swim at 45
+    ("Oh, that's so sad! It must have been frustrating.", {"ashamed", "sadness"}, True),  # snapped at a cashier
+    ("Oh no, that's so sad. I'm so sorry for the loss of your dog.", {"guilty", "sadness"}, False),  # a loss, self-blamed
+    ("That's very sad. It must have been hard to see your uncle go.", {"sad", "sadness"}, False),
+    ("I'm sad for you; that sounds infuriating.", {"angry", "anger"}, False),  # the listener's own feeling
+    ("That's so sad.", set(), False),  # nothing was read
+])
+def test_calling_it_sad_is_found_where_another_feeling_was_read(reply, labels, found):
+    assert (calls_it_sad(reply, labels) is not None) is found
+
+
+def test_a_reply_that_calls_anger_sad_loses_that_sentence_only():
+    context = ReplyContext(words="I could murder my roommate. She ate the last slice of my birthday cake.",
+                           labels=frozenset({"furious", "anger"}))
+    problems = reply_problems("Oh, that's so sad. You must feel really upset about this.", context)
+    assert any("calls it sad" in problem and "furious" in problem for problem in problems)
+    assert not reply_problems("You must feel really upset about this.", context)
 
 
 def test_stock_questions_are_found_and_specific_ones_pass():

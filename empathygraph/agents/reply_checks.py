@@ -34,7 +34,7 @@ from empathygraph.phrasing import (
     understanding_opening,
     words,
 )
-from empathygraph.schemas import Cues, EmotionAnalysis, ReplyScreen
+from empathygraph.schemas import CoarseEmotion, Cues, EmotionAnalysis, ReplyScreen
 
 # Words of violence or revenge: said in anger or as a joke by the person, never to be handed back.
 _HARM_WORDS = re.compile(
@@ -81,6 +81,28 @@ def denies_their_feeling(reply: str, labels: Iterable[str]) -> str | None:
         if denies_label(reply, label):
             return f'the reply says they are not "{label}", which is what they told you; answer the feeling they have'
     return None
+
+
+# "That's so sad" to a feeling that is not sadness: the embedded model's "Oh, that's so sad." to a roommate who ate the
+# last slice of cake ("I could murder my roommate", read furious), to waving back at a stranger (embarrassed), to a
+# 45-year-old who can't swim (surprised) and to snapping at a cashier (ashamed); replies.py runs of 2026-12-06/07, 12 of
+# their 21 "that's sad" replies. In the first replies of ED train and valid, human listeners say it to 3.9-4.2% of
+# sad and devastated speakers, 1.0-2.0% of caring, sentimental, disappointed, lonely and nostalgic ones, 0.7% of guilty
+# ones (a loss they blame themselves for is still sad), and 0.06-0.57% of every other feeling, embarrassed (0.61%) and
+# ashamed (0.53%) among them, where it reads as pity.
+_CALLS_IT_SAD = re.compile(r"\b(?:that'?s|that\s+is|it'?s|how|this\s+is)\s+(?:so\s+|really\s+|very\s+|just\s+|too\s+)?sad\b")
+_COARSE_NAMES = frozenset(c.value for c in CoarseEmotion)
+_SAD_FEELINGS = frozenset({"sad", "devastated", "caring", "sentimental", "disappointed", "lonely", "nostalgic", "guilty"})
+
+
+def calls_it_sad(reply: str, labels: Iterable[str]) -> str | None:
+    """The reply calls what they told "so sad" though the analysis read another feeling (anger, embarrassment,
+    surprise...); nothing when no feeling was read."""
+    read = set(labels)
+    if not read or read & _SAD_FEELINGS or not (match := _CALLS_IT_SAD.search(normalize(reply))):
+        return None
+    feeling = next((label for label in sorted(read) if label not in _COARSE_NAMES), min(read))
+    return f'the reply calls it sad ("{match.group(0)}") though they read as {feeling}; answer the feeling they have'
 
 
 def asks_stock_question(reply: str) -> str | None:
@@ -738,6 +760,7 @@ def reply_problems(reply: str, context: ReplyContext) -> list[str]:
     """Every problem the checks above find in ``reply`` in ``context`` (empty when none)."""
     words, labels = context.words, context.labels
     found = [stock_opening(reply), parroted_label(reply, labels), denies_their_feeling(reply, labels),
+             calls_it_sad(reply, labels),
              asks_stock_question(reply),
              echoed_harm(reply), hands_back_weapon(reply, words), endorsed_harm(reply, words), blames_or_mocks(reply), speaks_as_them(reply, words), joins_their_life(reply),
              restates(reply, words), asks_what_they_did(reply, words), asks_as_them(reply), borrows_example(reply, words),
