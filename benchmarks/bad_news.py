@@ -20,6 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents.reply_checks import cheers_bad_news
+from empathygraph.eval.loaders import load_ed
 from empathygraph.jsonl import iter_jsonl
 from empathygraph.schemas import BAD_NEWS_MASS, ED_TO_COARSE, NEGATIVE_COARSE, EDEmotion
 from empathygraph.tools.config import PerceptionConfig
@@ -51,14 +52,8 @@ def figures(toolbox: ToolBox, rows: list[tuple[str, str, str]]) -> dict:
 
 def ed_rows(path: Path) -> list[tuple[str, str, str]]:
     """(the speaker's first message, the human listener's first reply, the ED label) of every ED conversation."""
-    rows = []
-    for _, conversation, error in iter_jsonl(path):
-        if error:
-            continue
-        dialog = conversation["dialog"]
-        if len(dialog) > 1 and dialog[0]["speaker"] == "speaker":
-            rows.append((dialog[0]["text"], dialog[1]["text"], conversation["emotion"]))
-    return rows
+    return [(sample.text, sample.reference, sample.emotion.value)
+            for sample in load_ed(path).samples if sample.reference is not None]
 
 
 def main() -> None:

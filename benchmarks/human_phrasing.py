@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents import reply_checks
-from empathygraph.jsonl import iter_jsonl
+from empathygraph.eval.loaders import load_ed
 from empathygraph.phrasing import normalize
 from empathygraph.schemas import ED_TO_COARSE, EDEmotion
 
@@ -34,13 +34,8 @@ SHOWN = 8
 
 def first_exchanges(paths: list[Path]) -> list[tuple[str, str, str]]:
     """(the speaker's first message, the listener's first reply, the ED label) of every conversation."""
-    rows = []
-    for path in paths:
-        for _, conversation, error in iter_jsonl(path):
-            dialog = [] if error else conversation["dialog"]
-            if len(dialog) > 1 and dialog[0]["speaker"] == "speaker":
-                rows.append((dialog[0]["text"], dialog[1]["text"], conversation["emotion"]))
-    return rows
+    return [(sample.text, sample.reference, sample.emotion.value)
+            for path in paths for sample in load_ed(path).samples if sample.reference is not None]
 
 
 def matcher(pattern: str | None, check: str | None) -> Callable[[str, str], bool]:
