@@ -148,6 +148,7 @@ def test_blame_or_mockery_is_a_problem_of_the_reply_and_held_back_from_speech():
     assert blames_or_mocks("One point is such a cruel way to lose. How are your teammates taking it?") is None
     assert blames_or_mocks("You deserve it after all that work!") is None  # praise, though the figures count it
     assert blames_or_mocks("That's ridiculous of him! Can you switch teams?") is None  # their side of it
+    assert "blames them" in blames_or_mocks("Oh, that's so sad! You're so forgetful sometimes.")  # a fault pinned on them
 
 
 def test_a_good_reply_has_no_problems():

@@ -124,6 +124,8 @@ def test_style_figures_over_items():
     ("If he taps his pen again, I will definitely throw him out the window.", "endorses_harm"),
     ("You're being silly! Your friend's moving is just a big change.", "mocks"),  # to a best friend moving abroad
     ("It must have been a tough game. You know what you could have done better, right?", "blames"),  # a missed shot
+    ("You're so forgetful sometimes. When do you plan to remember?", "blames"),  # a forgotten birthday
+    ("Honestly, you are such an idiot.", "blames"),
 ])
 def test_harm_screen_flags_blunt_harm(reply, kind):
     assert kind in screen_reply(reply).kinds
@@ -142,6 +144,9 @@ def test_harm_screen_flags_blunt_harm(reply, kind):
     "I don't think you're overreacting at all.",
     "He wouldn't stop crying, and you stayed calm.",
     "It's normal to need time; you'll get over it at your own pace.",
+    "You're not lazy, you're exhausted.",
+    "I don't think you're selfish at all for wanting a break.",
+    "Your brother was so rude to you.",
 ])
 def test_harm_screen_passes_caring_replies(reply):
     assert not screen_reply(reply).flagged
