@@ -370,6 +370,10 @@ def test_a_refusal_sentence_is_left_out_and_the_rest_of_the_reply_stays():
     ("Wow, an aunt! I can't wait to see the baby!", True),  # looking forward to a part in their life
     ("That's amazing! I can't wait to try them.", True),
     ("Oh, I can't wait to hear how it goes!", False),
+    ("Great news! I'm so excited! What part was it?", True),  # the listener's own excitement
+    ("I am so excited! How long do you have with him?", True),
+    ("I'm so excited for you! What part was it?", False),
+    ("I'm thrilled to hear that.", False),
 ])
 def test_the_listener_speaking_as_one_of_the_people_in_their_life_is_found(reply, as_one_of_them):
     assert bool(joins_their_life(reply)) is as_one_of_them

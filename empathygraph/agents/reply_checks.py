@@ -417,13 +417,19 @@ _WE = re.compile(r"\b(?:we(?:'ll|'re|'ve|'d)?|us|our|ours|ourselves|let'?s)\b")
 # them." to a first tomato, "I can't wait to plan with everyone." to being left out of plans (3 of 43 replies to
 # fresh and everyday dev messages, 2026-12-06). ED's human listeners say it of their own lives in 19 of 45,990 turns
 # ("I can't wait to retire"), which a listener with no life of its own cannot say either; waiting "to hear" is left.
-_LOOKS_FORWARD = re.compile(r"\bi\s+(?:can'?t|cannot)\s+wait\b(?!\s+to\s+hear)")
+# So is the listener's own excitement: "Great news! I'm so excited!" to a part in a play, "I am so excited!" to a rabbit
+# with weeks left (2026-12-07/08). ED's human listeners say "I'm (so) excited/thrilled" in 11 of 22,299 first replies,
+# 8 of them about their own lives ("I'm excited personally"); excited "for you", "to hear" or "about your ..." is left.
+_LOOKS_FORWARD = re.compile(
+    r"\bi\s+(?:can'?t|cannot)\s+wait\b(?!\s+to\s+hear)|"
+    r"\b(?:i'?m|i\s+am)\s+(?:so\s+|really\s+|very\s+|just\s+)?(?:excited|thrilled)\b"
+    r"(?!\s+(?:for\s+you|to\s+(?:hear|see\s+how|know)|about\s+(?:your|what\s+you|how\s+you)|that\s+you|you))")
 
 
 def joins_their_life(reply: str) -> str | None:
     """A sentence in which the listener speaks as one of the people in their life ("we", "us", "our", "let's", or
-    looking forward to a part in it): "We'll never forget.", "Do you think we could make a deal?", "I can't wait to
-    see the baby!"."""
+    looking forward to a part in it, or excited as if it were theirs): "We'll never forget.", "Do you think we could
+    make a deal?", "I can't wait to see the baby!", "I'm so excited!"."""
     for sentence in split_sentences(reply):
         said = normalize(sentence.replace("US", "the country"))  # the country is not "us"
         if (_WE.search(said) and not _GENERIC_WE.search(said)) or _LOOKS_FORWARD.search(said):
