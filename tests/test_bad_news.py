@@ -38,6 +38,7 @@ def _cue(sadness: float, joy: float) -> TextEmotionCue:
     "Good job! How did the rest of the day go?",
     "It was a hard day. Well done.",
     "You're doing such a good thing. What was it like?",  # to a father in a care home who asks to go home
+    "That's a very kind gesture! Do you have any idea what the note means?",  # to a note calling their parking selfish
 ])
 def test_delight_at_bad_news_is_found(reply: str) -> None:
     assert cheers_bad_news(reply, bad_news=True)

@@ -204,9 +204,12 @@ def praises_choice(reply: str) -> str | None:
 # sent reply-all to the client; ED's listeners say "you're so/such a smart/clever/genius" in 2 of 45,990 turns).
 # "Wow, that's impressive!" to a bookshelf that wobbles and "That's so nice!" to an ex happy with someone new joined on
 # 2026-12-07; ED's listeners answer 5 of its 2,769 first messages so, all of them good news ("thats so nice" to $100
-# found in a coat), where "That's nice." alone also answers nostalgia the classifier reads as sad.
+# found in a coat), where "That's nice." alone also answers nostalgia the classifier reads as sad. "That's a very kind
+# gesture!" to a note on a car calling the parking selfish (2026-12-08): ED's listeners call something a kind, nice or
+# sweet gesture in 4 of 22,299 first replies, each to a kindness told (money lent by a mother, a wallet returned).
 _CHEERS = re.compile(
-    r"\b(?:(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
+    r"\b(?:(?:kind|nice|sweet|lovely|thoughtful|generous)\s+gesture\b|"
+    r"(?:that'?s|that\s+is|it'?s|how|what\s+an?)\s+(?:so\s+|really\s+|such\s+)?(?:great|wonderful|amazing|awesome|"
     r"fantastic|exciting|sweet|cute|lovely|impressive)\b|(?:that'?s|that\s+is|it'?s|how)\s+(?:so|really)\s+nice(?!\s+of\b)|(?:good|great|wonderful|amazing|fantastic)\s+news|"
     r"(?:great|good|nice|wonderful|awesome)\s+to\s+(?:hear|see)|(?:glad|happy)\s+to\s+hear(?!\s+(?:from|you(?:'?re|\s+are)\s+(?:ok|okay|safe|alright))\b)|"
     r"congrat\w*|you'?re\s+(?:so\s+)?lucky|lucky\s+you|you'?re\s+(?:so|such\s+an?)\s+(?:smart|clever|brilliant|genius)\b|"
