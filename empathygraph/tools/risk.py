@@ -1,8 +1,9 @@
 """Risk assessment: combine the signals recall-first, each kept with its score for the trace.
 
-Signals: the phrase patterns (``tools/safety.py``; not fired where the classifier reads the
-message as harmless), the trained classifier over the message and, when it is long, its
-sentences (``tools/risk_classifier.py``), the same classifier over the
+Signals: the phrase patterns (``tools/safety.py``), the trained classifier over the message and,
+when it is long, its sentences (``tools/risk_classifier.py``; blended with the risk probe's reading
+where the backbone has one; neither a phrase nor the probe routes a message this classifier reads
+as plainly harmless, ``HARMLESS_FLOOR``), the same classifier over the
 last few turns read together (risk said across several messages), and, added by the
 risk agent, the LLM's reading and the session's earlier disclosures. Any signal that
 fires routes the turn to the crisis protocol: a false alarm costs one careful reply, a
@@ -27,23 +28,27 @@ from empathygraph.tools.risk_classifier import (
 from empathygraph.tools.risk_probe import BLEND_WORDS, Blend, RiskProbe, blend_scores
 from empathygraph.tools.safety import PRIORITY, PatternHit
 
-# A phrase routes to the protocol unless the encoder classifier scores the message under this: then it reads
-# as harmless where the phrase is said (an essay on a double suicide, "kms this lecture is 3 hours long"). On the
-# train split's out-of-writer scores (four writer folds) the lowest of the 235 disclosures a phrase matched scored
-# 0.031, and 23 of the 79 harmless messages a phrase matched scored under 0.02. (The gray band, tried as the floor
-# on 2026-12-02 with two-fold scores, lost disclosures only a phrase caught.)
-PATTERN_FLOOR = 0.02
+# Under this score of the encoder classifier the message reads as plainly harmless, and neither a phrase nor the
+# probe routes it alone (outside a careful session): a phrase said in an essay on a double suicide or in "kms this
+# lecture is 3 hours long"; the LLM's sure reading of "the lump on my dog's leg is benign. I've been holding my breath
+# for a week." (probe 0.93, encoder 0.013: their blend 0.30 was over its threshold). On the train split's
+# out-of-writer scores (four writer folds) the lowest of the 235 disclosures a phrase matched scored 0.031, and 23 of
+# the 79 harmless messages a phrase matched scored under 0.02; the shipped classifier's lowest of the 342 disclosures
+# of the writers it never trained on (ab, ac, w-y, where the probe's thresholds are set) scores 0.244, while 76 of
+# their 356 harmless messages score under 0.02. (The gray band, tried as the floor on 2026-12-02 with two-fold
+# scores, lost disclosures only a phrase caught.)
+HARMLESS_FLOOR = 0.02
 
 
 def pattern_signal(hits: Sequence[PatternHit], plain: bool = True, classifier_score: float | None = None) -> RiskSignal:
     """The patterns fire on any phrase, unless the classifier's own score (``classifier_score``, before any
-    averaging; None: no gate, as without a classifier or in a careful session) is under ``PATTERN_FLOOR``. The detail names each phrase and how
+    averaging; None: no gate, as without a classifier or in a careful session) is under ``HARMLESS_FLOOR``. The detail names each phrase and how
     risk was said (``plain``: whether the danger reads as plainly said, see ``RiskSignal.plain``)."""
     categories = [c for c in PRIORITY if any(h.category is c for h in hits)]
     detail = "; ".join(f'"{h.phrase}" ({h.category.value}: {h.kind})' for h in hits)
-    heard_as_harmless = bool(hits) and classifier_score is not None and classifier_score < PATTERN_FLOOR
+    heard_as_harmless = bool(hits) and classifier_score is not None and classifier_score < HARMLESS_FLOOR
     if heard_as_harmless:
-        detail += f"; not fired: the classifier scores the message {classifier_score:.3f}, under {PATTERN_FLOOR}"
+        detail += f"; not fired: the classifier scores the message {classifier_score:.3f}, under {HARMLESS_FLOOR}"
     return RiskSignal(source="patterns", score=1.0 if hits else 0.0, threshold=1.0,
                       fired=bool(hits) and not heard_as_harmless, categories=categories, detail=detail, plain=plain)
 
@@ -166,6 +171,10 @@ class RiskScreen:
             scores = scores_of(read, probs[: len(read)])
             own_score = scores.any_risk
             message = self._classifier(scores, probe, careful)
+            if message.fired and probe is not None and not careful and own_score < HARMLESS_FLOOR:
+                message = message.model_copy(update={"fired": False, "detail": (
+                    f"not fired: the encoder scores the message {own_score:.3f}, under {HARMLESS_FLOOR}, so the "
+                    f"probe alone does not route it; {message.detail}")[:300]})
             signals.append(message)
             # A phrase reads as plainly said only where the classifier also finds danger: of the train split's
             # messages a phrase matched, it scored below its threshold (out of writer) for 41 of 52 harmless

@@ -80,6 +80,21 @@ def test_the_probe_moves_the_classifiers_score_to_their_mean_at_its_own_threshol
     assert careful.at_risk and next(s for s in careful.signals if s.source == "classifier").threshold == 0.3
 
 
+def test_the_probe_alone_does_not_route_a_message_the_encoder_reads_as_plainly_harmless():
+    def harmless(texts: list[str]) -> np.ndarray:
+        return np.array([[0.013, 0.01, 0.0, 0.0, 0.0]] * len(texts))
+
+    screen = RiskScreen(harmless, SCREEN)
+    sure = ProbeReading(0.93, WITH_PROBE, "log_odds")  # their blend is about 0.30, over a threshold of 0.2
+    text = "The vet called, the lump is benign. I've been holding my breath for a week."
+    verdict = screen.assess(text, probe=replace(sure, thresholds=RiskThresholds(threshold=0.2, gray=0.03)))
+    classifier = next(s for s in verdict.signals if s.source == "classifier")
+    assert not verdict.at_risk and classifier.score > 0.2 and not classifier.fired
+    assert classifier.detail.startswith("not fired: the encoder scores the message 0.013, under 0.02")
+    careful = screen.assess(text, probe=replace(sure, thresholds=RiskThresholds(threshold=0.2, gray=0.03)), careful=True)
+    assert careful.at_risk  # a session that disclosed risk before: the blend fires from the gray level
+
+
 def test_the_log_odds_blend_lets_a_sure_reader_weigh_more_than_an_unsure_one():
     assert blend_scores(0.5, 0.5, "log_odds") == pytest.approx(0.5)
     assert blend_scores(0.9, 0.1, "log_odds") == pytest.approx(0.5)  # sure both ways: they cancel

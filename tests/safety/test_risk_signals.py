@@ -7,7 +7,7 @@ import pytest
 
 from empathygraph.schemas import RiskCategory
 from empathygraph.tools import safety
-from empathygraph.tools.risk import PATTERN_FLOOR, RiskScreen, classifier_signal, combine, llm_signal, pattern_signal
+from empathygraph.tools.risk import HARMLESS_FLOOR, RiskScreen, classifier_signal, combine, llm_signal, pattern_signal
 from empathygraph.tools.risk_classifier import (
     CATEGORIES,
     LONG_MESSAGE_WORDS,
@@ -167,7 +167,7 @@ def test_a_careful_session_lowers_the_classifier_threshold():
 def test_a_phrase_does_not_fire_where_the_classifier_reads_the_message_as_harmless():
     screen = RiskScreen(toy_probabilities, THRESHOLDS)
     text = "My homework is an essay on why people say I want to kill myself."
-    assert toy_probabilities([text])[0, 0] < PATTERN_FLOOR and safety.find(text)
+    assert toy_probabilities([text])[0, 0] < HARMLESS_FLOOR and safety.find(text)
     verdict = screen.assess(text)
     assert not verdict.at_risk and not verdict.signals[0].fired and "not fired" in verdict.signals[0].detail
     assert screen.assess(text, careful=True).signals[0].fired  # a session that disclosed risk before: it fires
