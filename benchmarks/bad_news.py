@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents.reply_checks import cheers_bad_news
-from empathygraph.eval.loaders import load_ed
+from empathygraph.eval.loaders import ed_first_exchanges
 from empathygraph.jsonl import iter_jsonl
 from empathygraph.schemas import BAD_NEWS_MASS, ED_TO_COARSE, NEGATIVE_COARSE, EDEmotion
 from empathygraph.tools.config import PerceptionConfig
@@ -50,12 +50,6 @@ def figures(toolbox: ToolBox, rows: list[tuple[str, str, str]]) -> dict:
     return report | {"examples": [{"message": m, "reply": r} for m, r in flagged[:SHOWN]]}
 
 
-def ed_rows(path: Path) -> list[tuple[str, str, str]]:
-    """(the speaker's first message, the human listener's first reply, the ED label) of every ED conversation."""
-    return [(sample.text, sample.reference, sample.emotion.value)
-            for sample in load_ed(path).samples if sample.reference is not None]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ed", type=Path, default=SHARED_ED, help="ED valid (jsonl)")
@@ -66,7 +60,7 @@ def main() -> None:
         sys.exit(f"ED valid not found at {args.ed}")
     toolbox = ToolBox(PerceptionConfig(word_emotion=not args.encoder_alone))
     report = {"bad_news_mass": BAD_NEWS_MASS, "reader": "encoder alone" if args.encoder_alone else "encoder + words",
-              "ed_human_listeners": figures(toolbox, ed_rows(args.ed))}
+              "ed_human_listeners": figures(toolbox, ed_first_exchanges([args.ed]))}
     if args.replies:
         stored = [(row["text"], row["reply"], "") for path in args.replies
                   for _, row, error in iter_jsonl(path) if not error]

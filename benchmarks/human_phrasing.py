@@ -24,18 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from empathygraph.agents import reply_checks
-from empathygraph.eval.loaders import load_ed
+from empathygraph.eval.loaders import ed_first_exchanges
 from empathygraph.phrasing import normalize
 from empathygraph.schemas import ED_TO_COARSE, EDEmotion
 
 SHARED_ED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "empathetic_dialogues"
 SHOWN = 8
-
-
-def first_exchanges(paths: list[Path]) -> list[tuple[str, str, str]]:
-    """(the speaker's first message, the listener's first reply, the ED label) of every conversation."""
-    return [(sample.text, sample.reference, sample.emotion.value)
-            for path in paths for sample in load_ed(path).samples if sample.reference is not None]
 
 
 def matcher(pattern: str | None, check: str | None) -> Callable[[str, str], bool]:
@@ -72,7 +66,7 @@ def main() -> None:
     paths = [args.data / f"ed_{split}.jsonl" for split in args.splits]
     if missing := [str(p) for p in paths if not p.is_file()]:
         raise SystemExit(f"missing ED data: {', '.join(missing)} (see ../shared/README.md)")
-    rows = first_exchanges(paths)
+    rows = ed_first_exchanges(paths)
     says = matcher(args.pattern, args.check)
     said = [says(reply, label) for _, reply, label in rows]
     print(json.dumps({

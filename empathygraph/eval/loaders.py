@@ -8,7 +8,7 @@ line and field; a file with no usable record at all is an error.
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,13 @@ def load_ed(path: Path) -> LoadResult:
     for line, record in _json_records(path, collector):
         collector.take(line, lambda record=record: build(record))
     return collector.finish("EmpatheticDialogues")
+
+
+def ed_first_exchanges(paths: Sequence[Path]) -> list[tuple[str, str, str]]:
+    """(the speaker's first message, the human listener's first reply, the ED label) of every conversation of
+    ``paths`` that has such a reply."""
+    return [(sample.text, sample.reference, sample.emotion.value)
+            for path in paths for sample in load_ed(path).samples if sample.reference is not None]
 
 
 # --- ESConv -------------------------------------------------------------------------------
